@@ -1,0 +1,140 @@
+"""One Settings object, read from the environment and `.env`.
+
+Why one object: every part of the bot (adapters, memory, scheduler, model client) reads its knobs
+from here, so `.env.example` can list them all and a bad value stops start-up with one clear line
+naming the setting instead of failing later somewhere deep.
+Tokens and keys are opaque strings: only emptiness is checked, never their shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ConfigError(Exception):
+    """A setting has an invalid value; the message is one line naming it."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+    )
+
+    # --- storage -------------------------------------------------------------------------
+    database_url: str = "sqlite:///./data/bot.db"
+
+    # --- platforms -------------------------------------------------------------------------
+    telegram_bot_token: str = ""
+    telegram_api_base_url: str = "https://api.telegram.org/bot"
+    telegram_api_file_url: str = ""  # derived from the base URL when empty
+    telegram_webhook_url: str = ""  # empty = long polling
+    telegram_webhook_listen: str = "0.0.0.0"
+    telegram_webhook_port: int = Field(8443, ge=1, le=65535)
+    telegram_webhook_secret: str = ""
+    telegram_max_import_bytes: int = Field(5_000_000, ge=1)
+    discord_bot_token: str = ""
+    discord_message_content: bool = False
+    discord_max_import_bytes: int = Field(5_000_000, ge=1)
+    console_user: str = "local"
+
+    # --- model -----------------------------------------------------------------------------
+    anthropic_api_key: str = ""
+    anthropic_base_url: str = ""  # empty = the SDK's default (or its own env variable)
+    chat_model: str = "claude-sonnet-4-5"
+    extraction_model: str = "claude-haiku-4-5"
+    judge_model: str = "claude-haiku-4-5"
+    summary_model: str = "claude-haiku-4-5"
+    llm_timeout_seconds: float = Field(30.0, gt=0)
+    llm_max_retries: int = Field(2, ge=0, le=10)
+    judge_timeout_seconds: float = Field(3.0, gt=0)
+    model_context_tokens: int = Field(200_000, ge=1000)
+    chat_max_tokens: int = Field(1024, ge=16)
+    daily_token_budget: int = Field(200_000, ge=0)  # per person per day; 0 = unlimited
+    max_tool_rounds: int = Field(5, ge=1, le=20)
+    history_token_budget: int = Field(3000, ge=0)
+
+    # --- memory ----------------------------------------------------------------------------
+    embedding_model: str = "default"  # default | none | a path | a model name
+    undo_window_seconds: int = Field(600, ge=0)
+    recall_max_memories: int = Field(8, ge=1, le=50)
+    recall_max_tokens: int = Field(1500, ge=50)
+    recall_weight_relevance: float = Field(0.50, ge=0)
+    recall_weight_importance: float = Field(0.15, ge=0)
+    recall_weight_confidence: float = Field(0.15, ge=0)
+    recall_weight_recency: float = Field(0.10, ge=0)
+    recall_weight_frequency: float = Field(0.10, ge=0)
+    recency_half_life_days: float = Field(30.0, gt=0)
+    extraction_notice: bool = True
+    default_conflict_review: bool = True
+    default_ai_judge: bool = False
+
+    # --- time, reminders and tidying -----------------------------------------------------------
+    default_timezone: str = "UTC"
+    reminder_grace_minutes: int = Field(60, ge=0)
+    episode_quiet_minutes: int = Field(30, ge=1)
+    curator_interval_minutes: int = Field(360, ge=1)
+    curator_every_n_memories: int = Field(20, ge=1)
+    recheck_after_days: int = Field(180, ge=1)
+    recheck_enabled: bool = False
+
+    # --- safety ----------------------------------------------------------------------------
+    allowed_users: str = ""  # e.g. "telegram:123,discord:456"; empty = everyone
+    rate_limit_per_minute: int = Field(20, ge=0)  # model-using messages per person; 0 = off
+    log_level: str = "INFO"
+
+    @field_validator("default_timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}") from exc
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _db(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        if not (value.startswith("sqlite") or value.startswith("postgresql")):
+            raise ValueError("must start with sqlite:// or postgresql+psycopg://")
+        return value.strip()
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return level
+
+    @property
+    def allowed_identities(self) -> frozenset[tuple[str, str]]:
+        pairs = set()
+        for item in self.allowed_users.split(","):
+            item = item.strip()
+            if item and ":" in item:
+                platform, _, user = item.partition(":")
+                pairs.add((platform.strip().lower(), user.strip()))
+        return frozenset(pairs)
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        if not self.database_url.startswith("sqlite"):
+            return None
+        raw = self.database_url.split(":///", 1)[-1]
+        return None if raw in ("", ":memory:") else Path(raw)
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build the settings; raise ConfigError with one line naming the first bad setting."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]).upper() if err.get("loc") else "a setting"
+        raise ConfigError(f"Invalid setting {name}: {err['msg']}") from None
