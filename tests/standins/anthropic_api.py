@@ -571,6 +571,11 @@ def standin_settings(server: AnthropicStandIn, **overrides: Any) -> Any:
         "anthropic_base_url": server.url,
         "llm_max_retries": 0,
         "daily_token_budget": 0,
+        # Neutral names: the SDK warns about some real ones (deprecations), which is noise here.
+        "chat_model": "standin-chat",
+        "extraction_model": "standin-extract",
+        "judge_model": "standin-judge",
+        "summary_model": "standin-summary",
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)
