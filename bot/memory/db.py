@@ -71,6 +71,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA secure_delete=ON")  # purged text must not linger in free pages
     try:
         cur.execute("PRAGMA journal_mode=WAL")
     except Exception:  # an in-memory database has no WAL; that is fine

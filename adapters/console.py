@@ -1,0 +1,154 @@
+"""The terminal chat: the adapter contract over stdin and stdout.
+
+Lines are read on a thread, so it works the same interactively and with piped input. It never
+echoes the input. Buttons are printed as "[1] Label  [2] Label"; typing a bare number presses
+that button of the latest message that had buttons. On EOF or Ctrl-C it finishes what is in
+flight, waits for background work, and returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import sys
+import threading
+from pathlib import Path
+from typing import TextIO
+
+from bot.config import Settings
+from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
+
+PLATFORM = "console"
+GREETING = "Hello! I'm your assistant with a long-term memory. Type /help to see what I can do (Ctrl-D to quit)."
+
+
+class ConsoleAdapter:
+    def __init__(
+        self,
+        core: Core,
+        settings: Settings,
+        *,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        export_dir: Path | None = None,
+    ) -> None:
+        self.core = core
+        self.settings = settings
+        self.user_id = settings.console_user
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+        self.export_dir = export_dir or Path.cwd()
+        self._ids = itertools.count(1)
+        self._latest_buttons: tuple[str, list[Button]] | None = None
+        self._print_lock = threading.Lock()
+
+    # --- the Sender protocol, for pushes (reminders, conflicts found in the background) -------
+    async def send(self, chat: ChatRef, message: Outgoing) -> str | None:
+        return self._show(message)
+
+    async def typing(self, chat: ChatRef) -> None:
+        return None
+
+    # --- the loop ------------------------------------------------------------------------------
+    async def run(self) -> None:
+        self.core.outbox.register(PLATFORM, self)
+        self._write(GREETING)
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def reader() -> None:
+            try:
+                for line in self.stdin:
+                    loop.call_soon_threadsafe(lines.put_nowait, line)
+            except (ValueError, OSError):
+                pass
+            finally:
+                loop.call_soon_threadsafe(lines.put_nowait, None)
+
+        threading.Thread(target=reader, name="console-stdin", daemon=True).start()
+        try:
+            while True:
+                line = await lines.get()
+                if line is None:
+                    break
+                await self.handle_line(line.rstrip("\r\n"))
+        finally:
+            await self.core.drain()  # type: ignore[attr-defined]
+            self.core.outbox.unregister(PLATFORM)
+
+    async def handle_line(self, line: str) -> None:
+        text = line.strip()
+        if not text:
+            return
+        if text.isdigit() and self._latest_buttons is not None:
+            await self._press(int(text))
+            return
+        attachments: tuple[Attachment, ...] = ()
+        if text.lower().startswith("/import ") and len(text.split(maxsplit=1)) == 2:
+            path = Path(text.split(maxsplit=1)[1].strip()).expanduser()
+            try:
+                attachments = (Attachment(path.name, path.read_bytes(), "application/json"),)
+            except OSError as exc:
+                self._write(f"I can't read {path}: {exc.strerror or exc}.")
+                return
+            text = "/import"
+        message = Incoming(
+            platform=PLATFORM,
+            chat_id=self.user_id,
+            user_id=self.user_id,
+            text=text,
+            display_name=self.user_id,
+            message_id=f"in-{next(self._ids)}",
+            attachments=attachments,
+        )
+        for out in await self.core.handle_message(message):
+            self._show(out)
+
+    async def _press(self, number: int) -> None:
+        assert self._latest_buttons is not None
+        message_id, buttons = self._latest_buttons
+        if not 1 <= number <= len(buttons):
+            self._write(f"There is no button {number}; choose 1 to {len(buttons)}.")
+            return
+        press = ButtonPress(
+            platform=PLATFORM,
+            chat_id=self.user_id,
+            user_id=self.user_id,
+            token=buttons[number - 1].token,
+            message_id=message_id,
+            display_name=self.user_id,
+        )
+        for out in await self.core.handle_press(press):
+            self._show(out)
+
+    # --- output --------------------------------------------------------------------------------
+    def _show(self, out: Outgoing) -> str | None:
+        if not out.text and out.file is None:
+            if out.notice:
+                self._write(out.notice)
+            return None
+        message_id = out.edit_of or f"out-{next(self._ids)}"
+        parts = [out.text] if out.text else []
+        if out.file is not None:
+            parts.append(self._save_file(out.file))
+        buttons = out.all_buttons
+        if buttons:
+            parts.append("  ".join(f"[{i}] {b.label}" for i, b in enumerate(buttons, 1)))
+            self._latest_buttons = (message_id, buttons)
+        elif out.edit_of is not None and self._latest_buttons and self._latest_buttons[0] == out.edit_of:
+            self._latest_buttons = None  # the pressed message has no buttons any more
+        self._write("\n".join(parts))
+        return message_id
+
+    def _save_file(self, file: Attachment) -> str:
+        path = self.export_dir / Path(file.filename).name
+        try:
+            path.write_bytes(file.data)
+        except OSError as exc:
+            return f"(I could not write {path}: {exc.strerror or exc})"
+        return f"Saved the file to {path}"
+
+    def _write(self, text: str) -> None:
+        with self._print_lock:
+            self.stdout.write(text + "\n\n")
+            self.stdout.flush()

@@ -1,0 +1,198 @@
+"""The conversation core: one entry for messages, one for button presses, one outbox for pushes.
+
+Adapters call `handle_message` / `handle_press` and render what comes back; the core never
+knows which platform library is on the other side. Here live the cross-cutting rules: group
+messages not addressed to the bot are dropped before anything is stored; the allowlist; one
+person's messages are handled in order (a lock per owner) while different people run
+concurrently; storage failures refuse the operation and say so; no stack trace reaches a person.
+The actual work is in commands (parsing), handlers (memory commands), presses (buttons) and
+chat (the model turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import commands
+from bot.config import Settings
+from bot.events import ButtonPress, ChatRef, Incoming, Outbox, Outgoing
+from bot.memory.buttons import Claim, ClaimStatus
+from bot.memory.db import StorageError
+from bot.memory.service import MemoryService
+
+log = logging.getLogger(__name__)
+
+# Platforms that page long lists with buttons, and how many items a page holds. The terminal is
+# not paged.
+PAGE_SIZES: dict[str, int | None] = {"console": None, "telegram": 10, "discord": 10}
+DEFAULT_PAGE_SIZE = 10
+
+REFUSALS = {
+    ClaimStatus.UNKNOWN: "This button is not valid (any more).",
+    ClaimStatus.NOT_YOURS: "This button isn't yours — only the person it was meant for can use it.",
+    ClaimStatus.USED: "That was already done.",
+    ClaimStatus.EXPIRED: "This button has expired.",
+}
+
+SOMETHING_WRONG = "Something went wrong on my side while handling that. Please try again."
+
+
+@dataclass
+class Turn:
+    """Who is talking, where, and how their platform shows things."""
+
+    owner_id: int
+    platform: str
+    chat: ChatRef
+    is_group: bool
+    user_id: str
+    display_name: str = ""
+    message_id: str | None = None
+
+    @property
+    def page_size(self) -> int | None:
+        return PAGE_SIZES.get(self.platform, DEFAULT_PAGE_SIZE)
+
+
+PressHandler = Callable[["Core", Turn, Claim, ButtonPress], Awaitable[list[Outgoing]]]
+IntentHandler = Callable[["Core", Turn, Any, Incoming], Awaitable[list[Outgoing]]]
+
+
+@dataclass
+class Core:
+    settings: Settings
+    memory: MemoryService
+    outbox: Outbox = field(default_factory=Outbox)
+    llm: Any = None  # bot.llm.client.LLM when a model is configured
+    services: dict[str, Any] = field(default_factory=dict)  # optional parts: reminders, chat ...
+    _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    _refused: set[tuple[str, str]] = field(default_factory=set)
+    _background: set[asyncio.Task[Any]] = field(default_factory=set)
+    press_handlers: dict[str, PressHandler] = field(default_factory=dict)
+    intent_handlers: dict[type, IntentHandler] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from bot import chat, handlers, presses
+
+        handlers.install(self)
+        presses.install(self)
+        chat.install(self)
+
+    # --- entries -----------------------------------------------------------------------------
+    async def handle_message(self, message: Incoming) -> list[Outgoing]:
+        if message.is_group and not message.addressed_to_bot:
+            return []  # never stored, logged or extracted
+        if not message.text.strip() and not message.attachments:
+            return []
+        if not self._allowed(message.platform, message.user_id):
+            return self._refuse_once(message.platform, message.user_id)
+        try:
+            owner_id = await self.memory.owner_for(message.platform, message.user_id, message.display_name)
+            assert owner_id is not None
+            turn = Turn(
+                owner_id=owner_id,
+                platform=message.platform,
+                chat=message.chat,
+                is_group=message.is_group,
+                user_id=message.user_id,
+                display_name=message.display_name,
+                message_id=message.message_id,
+            )
+            async with self.lock_for(owner_id):
+                intent = commands.parse(message.text)
+                handler = self.intent_handlers.get(type(intent))
+                if handler is None:
+                    return [Outgoing("I didn't understand that. Type /help to see what I can do.")]
+                return await handler(self, turn, intent, message)
+        except StorageError:
+            return [Outgoing(StorageError.person_message)]
+        except Exception:
+            log.exception("failed to handle a message")
+            return [Outgoing(SOMETHING_WRONG)]
+
+    async def handle_press(self, press: ButtonPress) -> list[Outgoing]:
+        if not self._allowed(press.platform, press.user_id):
+            return [Outgoing(notice=REFUSALS[ClaimStatus.NOT_YOURS])]
+        try:
+            owner_id = await self.memory.owner_for(press.platform, press.user_id, create=False)
+            if owner_id is None:
+                known = await self.memory.claim(press.token, None)
+                return [Outgoing(notice=REFUSALS[known.status if known.status is ClaimStatus.UNKNOWN else ClaimStatus.NOT_YOURS])]
+            async with self.lock_for(owner_id):
+                claim = await self.memory.claim(press.token, owner_id)
+                if claim.status is not ClaimStatus.OK:
+                    return [Outgoing(notice=REFUSALS[claim.status])]
+                handler = self.press_handlers.get(claim.action)
+                if handler is None:
+                    log.warning("no handler for button action %r", claim.action)
+                    return [Outgoing(notice=REFUSALS[ClaimStatus.UNKNOWN])]
+                turn = Turn(
+                    owner_id=owner_id,
+                    platform=press.platform,
+                    chat=press.chat,
+                    is_group=press.is_group,
+                    user_id=press.user_id,
+                    display_name=press.display_name,
+                    message_id=press.message_id,
+                )
+                return await handler(self, turn, claim, press)
+        except StorageError:
+            return [Outgoing(notice="Storage is unavailable; nothing was changed.", text=StorageError.person_message)]
+        except Exception:
+            log.exception("failed to handle a button press")
+            return [Outgoing(notice=SOMETHING_WRONG)]
+
+    # --- pushes and background work ------------------------------------------------------------
+    async def push(self, chat: ChatRef, message: Outgoing) -> str | None:
+        """Send a message that is not a reply; False delivery is logged, never raised at callers
+        that cannot do anything about it."""
+        try:
+            return await self.outbox.send(chat, message)
+        except Exception:
+            log.exception("push to %s failed", chat.platform)
+            return None
+
+    def spawn(self, coro: Awaitable[Any], name: str = "background") -> asyncio.Task[Any]:
+        """Run work after a reply without letting a failure escape or the task be collected."""
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("background task %s failed", name)
+
+        task = asyncio.get_running_loop().create_task(guarded(), name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def drain(self, timeout: float = 30.0) -> None:
+        """Wait for background work in flight (used at shutdown)."""
+        pending = [t for t in self._background if not t.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
+
+    def lock_for(self, owner_id: int) -> asyncio.Lock:
+        lock = self._locks.get(owner_id)
+        if lock is None:
+            lock = self._locks[owner_id] = asyncio.Lock()
+        return lock
+
+    # --- access ------------------------------------------------------------------------------
+    def _allowed(self, platform: str, user_id: str) -> bool:
+        allowed = self.settings.allowed_identities
+        return not allowed or (platform, user_id) in allowed or (platform, "*") in allowed
+
+    def _refuse_once(self, platform: str, user_id: str) -> list[Outgoing]:
+        key = (platform, user_id)
+        if key in self._refused:
+            return []
+        self._refused.add(key)
+        log.info("refused a person who is not on the allowlist (%s)", platform)
+        return [Outgoing("Sorry — this assistant is private and only answers the people it was set up for.")]

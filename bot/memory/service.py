@@ -1,0 +1,319 @@
+"""The memory verbs: the one way in to a person's memory for commands, model tools, extraction,
+import and the scheduler.
+
+This is a thin async facade. The rules live in pure modules (conflict, classify, dates), the
+transactional work in small session-level modules (saving, changes, settle, undo, purge,
+listing, transfer), and every call here runs that work off the event loop through
+`Database.run`. Every verb takes the owner first and never touches another owner's rows.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlmodel import Session, select
+
+from bot.config import Settings
+from bot.events import Button
+from bot.memory import buttons as tokens
+from bot.memory import changes, listing, owners, purge, saving, settle, transfer
+from bot.memory import undo as undo_mod
+from bot.memory.db import Database
+from bot.memory.listing import History, Which
+from bot.memory.models import Memory, Source
+from bot.memory.owners import OwnerPrefs
+from bot.memory.recall_index import SemanticIndex
+from bot.memory.saving import Decision, FactError, RememberResult
+from bot.memory.settle import Choice, ConflictView, Settled
+from bot.memory.store import MemoryView, get_memory
+from bot.memory.transfer import ImportProblem, ImportReport
+from bot.memory.undo import Undone
+
+log = logging.getLogger(__name__)
+
+# (new fact, [(old id, old text)]) -> {old id: (decision, reason)}, or None to fall back to rules
+JudgeFn = Callable[[str, list[tuple[int, str]]], Awaitable[dict[int, tuple[Decision, str]] | None]]
+
+__all__ = [
+    "MemoryService",
+    "FactError",
+    "ImportProblem",
+    "RememberResult",
+    "Which",
+    "Choice",
+    "JudgeFn",
+]
+
+
+class MemoryService:
+    def __init__(self, db: Database, settings: Settings, semantic: SemanticIndex | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.semantic = semantic or SemanticIndex(db, None)
+        self.defaults = OwnerPrefs(
+            conflict_review=settings.default_conflict_review,
+            ai_judge=settings.default_ai_judge,
+            extraction_notice=settings.extraction_notice,
+            recheck=settings.recheck_enabled,
+        )
+
+    # --- people ------------------------------------------------------------------------------
+    async def owner_for(self, platform: str, user_id: str, display_name: str = "", *, create: bool = True) -> int | None:
+        def work() -> int | None:
+            with self.db.session() as s:
+                if create:
+                    return owners.ensure_owner(s, platform, user_id, display_name)
+                return owners.find_owner(s, platform, user_id)
+
+        return await self.db.run(work)
+
+    async def prefs(self, owner_id: int) -> OwnerPrefs:
+        return await self._tx(owners.read_prefs, owner_id, self.defaults)
+
+    async def set_pref(self, owner_id: int, name: str, value: bool) -> None:
+        await self._tx(owners.write_pref, owner_id, name, value)
+
+    async def set_timezone(self, owner_id: int, tz: str) -> None:
+        await self._tx(owners.set_timezone, owner_id, tz)
+
+    async def timezone_of(self, owner_id: int) -> str:
+        prefs = await self.prefs(owner_id)
+        return prefs.timezone or self.settings.default_timezone
+
+    # --- saving ------------------------------------------------------------------------------
+    async def remember(
+        self,
+        owner_id: int,
+        text: str,
+        *,
+        source: str = Source.COMMAND.value,
+        confidence: float = 1.0,
+        source_ref: str | None = None,
+        created_at: datetime | None = None,
+        dedupe: bool = True,
+        review: bool | None = None,
+        judge: JudgeFn | None = None,
+        actor: str = "person",
+        importance: float | None = None,
+    ) -> RememberResult:
+        """Save a fact through the rules: near duplicates are not stored twice, possible
+        replacements are asked about (or, with the AI judge, retired when it is sure), nothing
+        is overwritten. Raises FactError for text that cannot be a fact."""
+        text = saving.clean_fact(text)
+        prefs = await self.prefs(owner_id)
+        if review is None:
+            review = prefs.conflict_review
+        vector = await self.semantic.embed_one(text)
+        cosines = await self.semantic.neighbours(owner_id, vector) if vector is not None else {}
+        gathered = await self._tx(saving.gather, owner_id, text, self.db.dialect, cosines, dedupe=dedupe, review=review)
+        if gathered.assessment.duplicate_of is not None:
+            dup = next((c for c in gathered.candidates if c.id == gathered.assessment.duplicate_of), None)
+            if dup is not None:
+                return RememberResult(duplicate_of=dup)
+
+        decisions: dict[int, Decision] = {}
+        reasons: dict[int, str] = {}
+        for nom in gathered.assessment.nominations:
+            decisions[nom.old_id] = "ask"
+            reasons[nom.old_id] = f"rule: {nom.rule}"
+        if review and prefs.ai_judge and judge is not None:
+            by_id = {c.id: c for c in gathered.candidates}
+            asked = list(decisions)
+            semantic_extra = [i for i in cosines if i not in decisions and i in by_id][:3]
+            olds = [(i, by_id[i].text) for i in asked + semantic_extra if i in by_id]
+            verdict = await judge(text, olds) if olds else None
+            if verdict is not None:
+                decisions, reasons = {}, {}
+                for old_id, (decision, why) in verdict.items():
+                    if old_id in by_id and decision != "save":
+                        decisions[old_id] = decision
+                        reasons[old_id] = f"judge: {why}"
+            else:
+                log.info("judge unavailable; falling back to the rules")
+
+        blob = self.semantic.pack(vector)
+        result = await self._tx(
+            saving.apply_remember,
+            owner_id,
+            text,
+            slot=gathered.slot,
+            decisions=decisions,
+            reasons=reasons,
+            source=source,
+            confidence=confidence,
+            source_ref=source_ref,
+            created_at=created_at,
+            embedding=blob,
+            actor=actor,
+            importance=importance,
+        )
+        if result.memory is not None:
+            self.semantic.added(owner_id, result.memory.id, vector)
+            if vector is None:
+                self.semantic.backfill_later(owner_id, result.memory.id, text)
+        return result
+
+    async def remember_many(
+        self, owner_id: int, items: list[tuple[str, datetime | None]], *, source: str = Source.IMPORT.value
+    ) -> list[int]:
+        """Bulk saves without conflict review or duplicate check (benchmarks, bulk loads):
+        embeddings computed in one batch, rows written in one transaction."""
+        texts = [saving.clean_fact(t) for t, _ in items]
+        vectors = await self.semantic.embed_many(texts)
+
+        def work() -> list[int]:
+            ids = []
+            with self.db.session() as s:
+                for i, (text, (_, created)) in enumerate(zip(texts, items)):
+                    blob = self.semantic.pack(vectors[i]) if vectors is not None else None
+                    r = saving.apply_remember(
+                        s, owner_id, text, slot=None, decisions={}, reasons={}, source=source,
+                        confidence=1.0, source_ref=None, created_at=created, embedding=blob, actor="import",
+                    )
+                    assert r.memory is not None
+                    ids.append(r.memory.id)
+            return ids
+
+        ids = await self.db.run(work)
+        if vectors is not None:
+            for i, mid in enumerate(ids):
+                self.semantic.added(owner_id, mid, vectors[i])
+        return ids
+
+    async def update_fact(self, owner_id: int, memory_id: int, text: str) -> tuple[MemoryView, MemoryView] | None:
+        text = saving.clean_fact(text)
+        vector = await self.semantic.embed_one(text)
+        out = await self._tx(
+            saving.apply_update, owner_id, memory_id, text, source=Source.COMMAND.value, embedding=self.semantic.pack(vector)
+        )
+        if out is not None:
+            self.semantic.added(owner_id, out[0].id, vector)
+        return out
+
+    # --- changing ----------------------------------------------------------------------------
+    async def edit(self, owner_id: int, memory_id: int, text: str) -> changes.Changed | None:
+        text = saving.clean_fact(text)
+        vector = await self.semantic.embed_one(text)
+        out = await self._tx(changes.edit, owner_id, memory_id, text, self.semantic.pack(vector))
+        if out is not None:
+            self.semantic.added(owner_id, memory_id, vector)
+        return out
+
+    async def mark_past(self, owner_id: int, memory_id: int) -> changes.Changed | None:
+        return await self._tx(changes.mark_past, owner_id, memory_id)
+
+    async def restore(self, owner_id: int, memory_id: int) -> changes.Changed | None:
+        out = await self._tx(changes.restore, owner_id, memory_id)
+        if out is not None:
+            self.semantic.invalidate(owner_id)
+        return out
+
+    async def delete(self, owner_id: int, memory_id: int, *, actor: str = "person") -> changes.Changed | None:
+        out = await self._tx(changes.delete_memory, owner_id, memory_id, actor=actor)
+        if out is not None:
+            self.semantic.removed(owner_id, memory_id)
+        return out
+
+    async def forget_everything(self, owner_id: int) -> int:
+        count = await self._tx(changes.forget_everything, owner_id)
+        self.semantic.invalidate(owner_id)
+        return count
+
+    async def undo(self, owner_id: int, action_id: str | None = None) -> Undone:
+        out = await self._tx(undo_mod.undo, owner_id, action_id)
+        self.semantic.invalidate(owner_id)
+        return out
+
+    async def purge_due(self) -> int:
+        return await self._tx(purge.purge_due, timedelta(seconds=self.settings.undo_window_seconds))
+
+    # --- reading -----------------------------------------------------------------------------
+    async def get(self, owner_id: int, memory_id: int) -> MemoryView | None:
+        def work(s: Session) -> MemoryView | None:
+            m = get_memory(s, owner_id, memory_id)
+            return MemoryView.of(m) if m is not None else None
+
+        return await self._tx(work)
+
+    async def list(self, owner_id: int, which: Which = Which.ALL) -> list[MemoryView]:
+        return await self._tx(listing.list_memories, owner_id, which)
+
+    async def history(self, owner_id: int, memory_id: int) -> History | None:
+        return await self._tx(listing.history, owner_id, memory_id)
+
+    async def search(self, owner_id: int, query: str, limit: int = 10) -> list[MemoryView]:
+        return await self._tx(listing.keyword_find, owner_id, query, self.db.dialect, limit)
+
+    async def count(self, owner_id: int) -> int:
+        def work(s: Session) -> int:
+            stmt = select(Memory.id).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))  # type: ignore[union-attr]
+            return len(s.exec(stmt).all())
+
+        return await self._tx(work)
+
+    # --- numbers in lists ----------------------------------------------------------------------
+    async def set_numbers(self, owner_id: int, ids: list[int]) -> None:
+        await self._tx(owners.set_last_list, owner_id, ids)
+
+    async def number_to_id(self, owner_id: int, number: int) -> int | None:
+        ids = await self._tx(owners.last_list, owner_id)
+        if 1 <= number <= len(ids):
+            return ids[number - 1]
+        return None
+
+    async def numbers(self, owner_id: int) -> list[int]:
+        return await self._tx(owners.last_list, owner_id)
+
+    # --- conflicts ---------------------------------------------------------------------------
+    async def pending_conflicts(self, owner_id: int) -> list[ConflictView]:
+        return await self._tx(settle.pending, owner_id)
+
+    async def conflict(self, owner_id: int, conflict_id: int) -> ConflictView | None:
+        return await self._tx(settle.get_conflict, owner_id, conflict_id)
+
+    async def resolve(self, owner_id: int, conflict_id: int, choice: Choice) -> Settled | str:
+        out = await self._tx(settle.resolve, owner_id, conflict_id, choice)
+        if isinstance(out, Settled) and choice in (Choice.REPLACE, Choice.DISCARD):
+            self.semantic.invalidate(owner_id)
+        return out
+
+    async def record_shown(self, owner_id: int, conflict_id: int, platform: str, chat_id: str, message_id: str | None) -> None:
+        await self._tx(settle.record_shown, owner_id, conflict_id, platform, chat_id, message_id)
+
+    # --- buttons -----------------------------------------------------------------------------
+    async def issue_buttons(self, owner_id: int, rows: list[list[tokens.ButtonSpec]]) -> tuple[tuple[Button, ...], ...]:
+        issued = await self._tx(tokens.issue, owner_id, rows)
+        return tuple(tuple(Button(b.label, b.token) for b in row) for row in issued)
+
+    async def claim(self, token: str, owner_id: int | None) -> tokens.Claim:
+        return await self._tx(tokens.claim, token, owner_id)
+
+    # --- export / import ---------------------------------------------------------------------
+    async def export(self, owner_id: int) -> dict[str, Any]:
+        return await self._tx(transfer.export_owner, owner_id)
+
+    async def export_bytes(self, owner_id: int) -> bytes:
+        return json.dumps(await self.export(owner_id), ensure_ascii=False, indent=1).encode("utf-8")
+
+    async def import_bytes(self, owner_id: int, raw: bytes | str) -> ImportReport:
+        """Validate then apply a backup in one transaction; raises ImportProblem and changes
+        nothing when the file is malformed."""
+        backup = transfer.parse_backup(raw)
+        report = await self._tx(transfer.import_backup, owner_id, backup)
+        self.semantic.invalidate(owner_id)
+        return report
+
+    # --- plumbing ----------------------------------------------------------------------------
+    async def _tx(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run `fn(session, *args)` in one transaction off the event loop."""
+
+        def work() -> Any:
+            with self.db.session() as s:
+                return fn(s, *args, **kwargs)
+
+        return await self.db.run(work)
+

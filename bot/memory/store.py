@@ -1,0 +1,171 @@
+"""Session-level building blocks shared by the memory verbs: owner-scoped reads, snapshots,
+actions and the event log.
+
+Why snapshots: every change is logged with the memory's state before and after, so history can
+be shown and Undo can put back exactly what was there, and only if nothing changed since.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlmodel import Session, select
+
+from bot.memory.models import Action, Memory, MemoryEvent, utcnow
+
+SNAPSHOT_FIELDS = (
+    "text",
+    "category",
+    "slot",
+    "status",
+    "replaced_by",
+    "valid_from",
+    "valid_until",
+    "archived",
+    "deleted_at",
+    "confidence",
+    "importance",
+    "version",
+)
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """A detached, read-only copy of a memory, safe to pass around after the session closed."""
+
+    id: int
+    uid: str
+    owner_id: int
+    text: str
+    category: str
+    slot: str | None
+    status: str
+    replaced_by: int | None
+    valid_from: date | None
+    valid_until: date | None
+    source: str
+    confidence: float
+    importance: float
+    uses: int
+    last_used_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    archived: bool
+    deleted: bool
+
+    @classmethod
+    def of(cls, m: Memory) -> "MemoryView":
+        assert m.id is not None
+        return cls(
+            id=m.id,
+            uid=m.uid,
+            owner_id=m.owner_id,
+            text=m.text,
+            category=m.category,
+            slot=m.slot,
+            status=m.status,
+            replaced_by=m.replaced_by,
+            valid_from=m.valid_from,
+            valid_until=m.valid_until,
+            source=m.source,
+            confidence=m.confidence,
+            importance=m.importance,
+            uses=m.uses,
+            last_used_at=m.last_used_at,
+            created_at=m.created_at,
+            updated_at=m.updated_at,
+            archived=m.archived,
+            deleted=m.deleted_at is not None,
+        )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value
+
+
+def snapshot(m: Memory) -> dict[str, Any]:
+    return {name: _jsonable(getattr(m, name)) for name in SNAPSHOT_FIELDS}
+
+
+def apply_snapshot(m: Memory, snap: dict[str, Any]) -> None:
+    """Put a memory back to a logged state (all fields but the version, which moves on)."""
+    for name in SNAPSHOT_FIELDS:
+        if name == "version" or name not in snap:
+            continue
+        value = snap[name]
+        if name in ("valid_from", "valid_until") and isinstance(value, str):
+            value = date.fromisoformat(value)
+        elif name == "deleted_at" and isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        setattr(m, name, value)
+
+
+def touch(m: Memory) -> None:
+    m.updated_at = utcnow()
+    m.version = (m.version or 0) + 1
+
+
+def get_memory(s: Session, owner_id: int, memory_id: int, *, include_deleted: bool = False) -> Memory | None:
+    """The memory with this id if, and only if, it belongs to this owner."""
+    m = s.get(Memory, memory_id)
+    if m is None or m.owner_id != owner_id:
+        return None
+    if m.deleted_at is not None and not include_deleted:
+        return None
+    return m
+
+
+def new_action(
+    s: Session,
+    owner_id: int,
+    kind: str,
+    summary: str = "",
+    *,
+    actor: str = "person",
+    undoable: bool = True,
+) -> Action:
+    action = Action(owner_id=owner_id, kind=kind, summary=summary[:500], actor=actor, undoable=undoable)
+    s.add(action)
+    s.flush()
+    return action
+
+
+def log_event(
+    s: Session,
+    action: Action | None,
+    m: Memory,
+    kind: str,
+    before: dict[str, Any] | None,
+    *,
+    actor: str = "person",
+    note: str = "",
+) -> MemoryEvent:
+    """Append an event; call after the change so the `after` snapshot is the new state."""
+    s.flush()
+    ev = MemoryEvent(
+        owner_id=m.owner_id,
+        memory_id=m.id,
+        action_id=action.id if action else None,
+        kind=kind,
+        actor=actor,
+        before_json=json.dumps(before) if before is not None else None,
+        after_json=json.dumps(snapshot(m)),
+        note=note[:500],
+    )
+    s.add(ev)
+    return ev
+
+
+def live_memories(s: Session, owner_id: int) -> list[Memory]:
+    """Every memory of the owner that is not deleted (any status, archived included)."""
+    stmt = (
+        select(Memory)
+        .where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))  # type: ignore[union-attr]
+        .order_by(Memory.id)  # type: ignore[arg-type]
+    )
+    return list(s.exec(stmt))

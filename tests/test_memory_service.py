@@ -1,0 +1,215 @@
+"""The memory verbs on real databases (SQLite and PostgreSQL): saving, versions, history, edits,
+past/restore, deletion with undo window and purge, undo, forgetting a person."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+from sqlalchemy import text as sql
+
+from bot.memory.listing import Which
+from bot.memory.models import Memory, MemoryEvent
+from bot.memory.saving import FactError
+
+
+async def owner(memory, name: str = "alice") -> int:
+    return await memory.owner_for("console", name)
+
+
+async def test_remember_then_list_quotes_the_stored_text(memory):
+    o = await owner(memory)
+    r = await memory.remember(o, "  I   live in London  ")
+    assert r.memory is not None and r.memory.text == "I live in London"
+    assert r.memory.status == "current" and r.memory.source == "command" and r.memory.confidence == 1.0
+    listed = await memory.list(o, Which.ALL)
+    assert [m.text for m in listed] == ["I live in London"]
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "\x00\x01"])
+async def test_empty_fact_is_refused_and_nothing_is_saved(memory, bad):
+    o = await owner(memory)
+    with pytest.raises(FactError):
+        await memory.remember(o, bad)
+    assert await memory.list(o) == []
+
+
+async def test_overlong_fact_is_refused(memory):
+    o = await owner(memory)
+    with pytest.raises(FactError, match="too long"):
+        await memory.remember(o, "word " * 1000)
+    assert await memory.count(o) == 0
+
+
+@pytest.mark.parametrize(
+    "text,valid_from,valid_until",
+    [
+        ("I have lived in Lisbon since 2024", date(2024, 1, 1), None),
+        ("I worked at Acme from 2019 to 2022", date(2019, 1, 1), date(2022, 12, 31)),
+        ("I live in Lisbon", None, None),
+    ],
+)
+async def test_dates_only_when_said(memory, text, valid_from, valid_until):
+    o = await owner(memory)
+    r = await memory.remember(o, text)
+    assert (r.memory.valid_from, r.memory.valid_until) == (valid_from, valid_until)
+
+
+async def test_update_keeps_old_version_as_history_linked_both_ways(memory):
+    o = await owner(memory)
+    old = (await memory.remember(o, "I drive a VW Golf")).memory
+    new, before = await memory.update_fact(o, old.id, "I drive a Tesla Model 3")
+    assert before.status == "historical" and before.replaced_by == new.id
+    assert [m.text for m in await memory.list(o, Which.CURRENT)] == ["I drive a Tesla Model 3"]
+    assert [m.text for m in await memory.list(o, Which.HISTORICAL)] == ["I drive a VW Golf"]
+    for start in (old.id, new.id):  # the chain is found from either end
+        h = await memory.history(o, start)
+        assert [v.text for v in h.chain] == ["I drive a VW Golf", "I drive a Tesla Model 3"]
+        kinds = [e.kind for e in h.entries]
+        assert kinds.count("created") == 2 and "updated" in kinds
+
+
+async def test_edit_changes_in_place_and_logs_the_old_wording(memory):
+    o = await owner(memory)
+    m = (await memory.remember(o, "I live in Lodnon")).memory
+    changed = await memory.edit(o, m.id, "I live in London")
+    assert changed.memory.id == m.id and changed.memory.text == "I live in London"
+    assert len(await memory.list(o)) == 1
+    h = await memory.history(o, m.id)
+    edited = [e for e in h.entries if e.kind == "edited"]
+    assert edited and edited[0].text_before == "I live in Lodnon" and edited[0].text_after == "I live in London"
+
+
+async def test_mark_past_and_restore(memory):
+    o = await owner(memory)
+    m = (await memory.remember(o, "I am training for a marathon")).memory
+    assert (await memory.mark_past(o, m.id)).memory.status == "historical"
+    assert [x.id for x in await memory.list(o, Which.HISTORICAL)] == [m.id]
+    assert (await memory.restore(o, m.id)).memory.status == "current"
+    assert [x.id for x in await memory.list(o, Which.CURRENT)] == [m.id]
+
+
+async def test_delete_hides_at_once_undo_brings_back_and_purge_removes_text_everywhere(memory, database):
+    o = await owner(memory)
+    m = (await memory.remember(o, "My locker code is 4711")).memory
+    await memory.edit(o, m.id, "My locker code is 4712")
+    await memory.delete(o, m.id)
+    assert await memory.list(o) == [] and await memory.search(o, "locker") == []
+    done = await memory.undo(o)
+    assert done.ok
+    assert [x.text for x in await memory.list(o)] == ["My locker code is 4712"]
+
+    await memory.delete(o, m.id)
+    assert await memory.purge_due() == 0  # still inside the undo window
+    memory.settings = memory.settings.model_copy(update={"undo_window_seconds": 0})
+    assert await memory.purge_due() == 1
+    with database.session() as s:
+        row = s.get(Memory, m.id)
+        assert row.text == "" and row.embedding is None and row.purged_at is not None  # tombstone stays
+        events = s.exec(__import__("sqlmodel").select(MemoryEvent).where(MemoryEvent.memory_id == m.id)).all()
+        assert events and all("4711" not in (e.before_json or "") + (e.after_json or "") + e.note for e in events)
+        assert all("4712" not in (e.before_json or "") + (e.after_json or "") + e.note for e in events)
+        if database.dialect == "sqlite":
+            hits = s.execute(sql("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH '\"locker\"'")).scalar()
+            assert hits == 0
+    assert await memory.search(o, "locker") == []
+    undone = await memory.undo(o)
+    assert not undone.ok and "too late" in undone.message.lower()
+
+
+async def test_undo_reverts_only_the_last_action_and_refuses_after_later_change(memory):
+    o = await owner(memory)
+    a = (await memory.remember(o, "I like green tea")).memory
+    b = (await memory.remember(o, "I play the cello")).memory
+    assert (await memory.undo(o)).ok  # undoes the cello
+    assert [m.id for m in await memory.list(o)] == [a.id]
+    assert await memory.get(o, b.id) is None
+
+    changed = await memory.edit(o, a.id, "I like white tea")
+    await memory.edit(o, a.id, "I like oolong tea")
+    stale = await memory.undo(o, changed.action_id)  # the older edit: memory changed since
+    assert not stale.ok and "changed since" in stale.message
+    assert (await memory.get(o, a.id)).text == "I like oolong tea"
+    assert (await memory.undo(o)).ok
+    assert (await memory.get(o, a.id)).text == "I like white tea"
+
+
+async def test_nothing_to_undo(memory):
+    o = await owner(memory)
+    done = await memory.undo(o)
+    assert not done.ok and "nothing to undo" in done.message.lower()
+
+
+async def test_forget_everything_leaves_nothing(memory, database):
+    o = await owner(memory)
+    other = await owner(memory, "bob")
+    for t in ("I live in Oslo", "I drive a Volvo", "My sister is Ingrid"):
+        await memory.remember(o, t)
+    await memory.remember(other, "I live in Rome")
+    assert await memory.forget_everything(o) == 3
+    assert await memory.list(o) == []
+    export = await memory.export(o)
+    assert export["memories"] == [] and export["tombstones"] == []
+    with database.session() as s:
+        for table in ("memory", "memory_event", "action", "message_log"):
+            n = s.execute(sql(f"SELECT count(*) FROM {table} WHERE owner_id = :o"), {"o": o}).scalar()
+            assert n == 0, table
+    assert [m.text for m in await memory.list(other)] == ["I live in Rome"]
+
+
+async def test_search_is_scoped_and_safe_with_hostile_text(memory):
+    o = await owner(memory)
+    other = await owner(memory, "mallory")
+    await memory.remember(o, "My dentist is Dr. Okafor")
+    await memory.remember(other, "My dentist is Dr. Evil")
+    assert [m.text for m in await memory.search(o, "dentist")] == ["My dentist is Dr. Okafor"]
+    for q in ['"', "dentist OR 1=1; DROP TABLE memory;--", "NEAR(dentist", "*", "owner_tag:o1", "🙂" * 50, "x" * 10_000]:
+        results = await memory.search(o, q)
+        assert all(m.owner_id == o for m in results)
+
+
+async def test_numbers_refer_to_the_last_list_per_person(memory):
+    a = await owner(memory)
+    b = await owner(memory, "bob")
+    ma = (await memory.remember(a, "I live in Oslo")).memory
+    mb = (await memory.remember(b, "I live in Rome")).memory
+    await memory.set_numbers(a, [ma.id])
+    await memory.set_numbers(b, [mb.id])
+    assert await memory.number_to_id(a, 1) == ma.id
+    assert await memory.number_to_id(b, 1) == mb.id
+    assert await memory.number_to_id(a, 2) is None and await memory.number_to_id(a, 0) is None
+
+
+async def test_isolation_no_verb_reaches_another_persons_memory(memory):
+    a = await owner(memory)
+    b = await owner(memory, "bob")
+    secret = (await memory.remember(a, "My PIN hint is the cat's birthday")).memory
+    assert await memory.get(b, secret.id) is None
+    assert await memory.edit(b, secret.id, "hacked") is None
+    assert await memory.update_fact(b, secret.id, "hacked") is None
+    assert await memory.mark_past(b, secret.id) is None
+    assert await memory.delete(b, secret.id) is None
+    assert await memory.history(b, secret.id) is None
+    await memory.mark_past(a, secret.id)
+    assert await memory.restore(b, secret.id) is None
+    action = (await memory.list(a))[0]
+    assert action.status == "historical"
+    # b's undo never touches a's actions
+    assert not (await memory.undo(b)).ok
+    exported = json.dumps(await memory.export(b))
+    assert "PIN" not in exported
+    assert (await memory.get(a, secret.id)).text == "My PIN hint is the cat's birthday"
+
+
+async def test_events_are_written_in_the_same_transaction_as_each_change(memory, database):
+    o = await owner(memory)
+    m = (await memory.remember(o, "I work at Initech")).memory
+    await memory.edit(o, m.id, "I work at Initrode")
+    await memory.mark_past(o, m.id)
+    await memory.restore(o, m.id)
+    await memory.delete(o, m.id)
+    with database.session() as s:
+        kinds = [r[0] for r in s.execute(sql("SELECT kind FROM memory_event WHERE memory_id = :m ORDER BY id"), {"m": m.id})]
+    assert kinds == ["created", "edited", "marked_past", "restored", "deleted"]
+
