@@ -537,11 +537,19 @@ class TelegramAdapter:
             if not routed:
                 return  # only "@bot": nothing to answer
             if not is_group and routed.split(maxsplit=1)[0].lower() == "/import":
-                self._import_asked[(chat.id, user.id)] = time.monotonic()
+                self._note_import_asked(chat.id, user.id)
             await self._to_core(base, where)
         elif _has_media(message):
             await self._render_all([Outgoing(text=TEXT_ONLY)], where)
         # service messages (joins, pins ...) are ignored
+
+    def _note_import_asked(self, chat_id: int, user_id: int) -> None:
+        """Remember that a bare document from this person may follow; stale notes go."""
+        now = time.monotonic()
+        self._import_asked = {
+            k: t for k, t in self._import_asked.items() if now - t < IMPORT_WINDOW_SECONDS
+        }
+        self._import_asked[(chat_id, user_id)] = now
 
     async def _on_document(self, message: Message, base: Incoming, where: _Where) -> None:
         doc = message.document

@@ -550,7 +550,7 @@ async def test_webhook_mode_checks_secret(tg: TelegramStandIn, start_adapter: St
 # ---------------------------------------------------------------------------- secrets
 
 
-async def test_token_never_logged(
+async def test_token_and_unaddressed_text_never_logged(
     tg: TelegramStandIn, start_adapter: Start, caplog: pytest.LogCaptureFixture  # noqa: F811
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -559,10 +559,12 @@ async def test_token_never_logged(
     tg.fail_next("sendMessage", 1, status=500)
     tg.fail_next("getUpdates", 1, status=502)
     adapter, _ = await start_adapter()
+    tg.inject_text(GROUP, CAROL, "unaddressed: my PIN is 4711")
     tg.inject_text(ALICE, ALICE, "hi")
     await tg.wait_for_sent(ALICE, 1, timeout=10)
     await adapter.stop()
     assert caplog.records  # logging did happen (retries are logged)
+    assert "4711" not in caplog.text  # unaddressed group messages are not logged either
     secret_part = tg.token.split(":", 1)[1]
     assert secret_part not in caplog.text
     assert not [r for r in caplog.records if secret_part in r.getMessage()]
