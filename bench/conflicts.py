@@ -1,0 +1,182 @@
+"""Conflict-detection benchmark: how often the rules nominate, by kind of pair.
+
+Why here and pure: the same pairs must be measurable through two paths that have to agree,
+the pure rules (`rules_nominate`, used by the tests) and the real memory service (wired by
+`python -m bot bench conflicts --data FILE [--json]`: store `old` for a fresh person, save
+`new`). This module holds the loading, the scoring and the table; the CLI only supplies the
+`nominates` callable and prints.
+
+Data: JSON lines with at least `old`, `new`, `label` ("nominate" | "keep") and `kind`
+(shared/data/README.md describes the conflict-pairs file).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bot.memory.conflict import Fact, assess, detect_slot, is_candidate
+
+__all__ = [
+    "TARGETS",
+    "evaluate",
+    "format_table",
+    "load_pairs",
+    "meets_targets",
+    "rules_nominate",
+]
+
+REQUIRED_FIELDS = ("old", "new", "label", "kind")
+LABELS = ("nominate", "keep")
+
+# kind -> (comparison, threshold) on the kind's nomination rate, for the rules alone.
+TARGETS: dict[str, tuple[str, float]] = {
+    "slot_change": (">=", 0.90),
+    "duplicate": (">=", 0.80),
+    "unrelated": ("<=", 0.02),
+    "unrelated_overlap": ("<=", 0.05),
+    "multi_value": ("<=", 0.05),
+}
+
+
+class PairsError(ValueError):
+    """A pairs file that cannot be read; the message names the line."""
+
+
+def load_pairs(path: str | Path) -> list[dict[str, Any]]:
+    """Read a JSON-lines pairs file. Blank lines are skipped.
+
+    Raises PairsError naming the (1-based) line of the first malformed line: not JSON, not an
+    object, a required field missing or not a string, or an unknown label. A benchmark that
+    silently skipped bad lines would report figures over a different set than the reader thinks.
+    """
+    pairs: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise PairsError(f"{path}: line {number}: not valid JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise PairsError(f"{path}: line {number}: expected a JSON object")
+            for field in REQUIRED_FIELDS:
+                if not isinstance(row.get(field), str):
+                    raise PairsError(
+                        f"{path}: line {number}: field {field!r} missing or not a string"
+                    )
+            if row["label"] not in LABELS:
+                raise PairsError(
+                    f"{path}: line {number}: label {row['label']!r} is not one of {LABELS}"
+                )
+            pairs.append(row)
+    return pairs
+
+
+def _rate(hits: int, total: int) -> float:
+    return hits / total if total else 0.0
+
+
+def evaluate(
+    pairs: Iterable[Mapping[str, Any]], nominates: Callable[[str, str], bool]
+) -> dict[str, Any]:
+    """Run `nominates(old, new)` over every pair and count.
+
+    Returns exactly {"pairs", "by_kind": {kind: {"n", "nominated", "rate"}},
+    "nomination_recall", "false_nomination_rate"}: recall over label == "nominate" pairs,
+    false rate over label == "keep" pairs. Every pair counts whatever its slot.
+    """
+    by_kind: dict[str, dict[str, Any]] = {}
+    total = positives = negatives = true_pos = false_pos = 0
+    for pair in pairs:
+        nominated = bool(nominates(pair["old"], pair["new"]))
+        total += 1
+        kind = by_kind.setdefault(pair["kind"], {"n": 0, "nominated": 0, "rate": 0.0})
+        kind["n"] += 1
+        kind["nominated"] += int(nominated)
+        if pair["label"] == "nominate":
+            positives += 1
+            true_pos += int(nominated)
+        else:
+            negatives += 1
+            false_pos += int(nominated)
+    for kind in by_kind.values():
+        kind["rate"] = _rate(kind["nominated"], kind["n"])
+    return {
+        "pairs": total,
+        "by_kind": dict(sorted(by_kind.items())),
+        "nomination_recall": _rate(true_pos, positives),
+        "false_nomination_rate": _rate(false_pos, negatives),
+    }
+
+
+def _passes(rate: float, target: tuple[str, float]) -> bool:
+    op, threshold = target
+    return rate >= threshold if op == ">=" else rate <= threshold
+
+
+def meets_targets(result: Mapping[str, Any]) -> dict[str, bool]:
+    """kind -> whether its rate meets TARGETS (only kinds present in the result and with a
+    target)."""
+    return {
+        kind: _passes(stats["rate"], TARGETS[kind])
+        for kind, stats in result["by_kind"].items()
+        if kind in TARGETS
+    }
+
+
+def format_table(result: Mapping[str, Any]) -> str:
+    """A plain-text table by kind: pairs, nominated, rate, target and a pass/fail mark."""
+    header = f"{'kind':<20} {'n':>5} {'nominated':>10} {'rate':>7}  {'target':<8} ok"
+    lines = [header, "-" * len(header)]
+    passed = meets_targets(result)
+    for kind, stats in result["by_kind"].items():
+        target = TARGETS.get(kind)
+        target_text = f"{target[0]} {target[1]:.2f}" if target else "-"
+        mark = ("PASS" if passed[kind] else "FAIL") if target else ""
+        lines.append(
+            f"{kind:<20} {stats['n']:>5} {stats['nominated']:>10} {stats['rate']:>7.3f}  "
+            f"{target_text:<8} {mark}".rstrip()
+        )
+    lines.append("-" * len(header))
+    lines.append(
+        f"pairs {result['pairs']}; nomination recall {result['nomination_recall']:.3f}; "
+        f"false nomination rate {result['false_nomination_rate']:.3f}"
+    )
+    return "\n".join(lines)
+
+
+def rules_nominate(old: str, new: str) -> bool:
+    """The pure path: store `old` as a fact (slot from detect_slot), keep it as a candidate only
+    if the service would (is_candidate), then assess. A near duplicate counts as nominated,
+    since the pair is then handled (not stored twice) rather than missed."""
+    fact = Fact(id=1, text=old, slot=detect_slot(old))
+    if not is_candidate(new, fact):
+        return False
+    verdict = assess(new, [fact])
+    return verdict.duplicate_of is not None or bool(verdict.nominations)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench.conflicts FILE [--json]`: the rules-only figures (the CLI's
+    `bot bench conflicts` runs the service path)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("data", help="JSON lines of old/new pairs")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args(argv)
+    try:
+        pairs = load_pairs(args.data)
+    except (OSError, PairsError) as exc:
+        parser.exit(2, f"error: {exc}\n")
+    result = evaluate(pairs, rules_nominate)
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    return 0 if all(meets_targets(result).values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
