@@ -1,0 +1,492 @@
+"""Research harness for recall on LoCoMo-format data (not part of the bot).
+
+Why it exists: to choose the recall recipe (keyword query form, fusion, neighbour boost, recency)
+by measurement, with a split that keeps us honest: conversations 0-4 are the development half,
+5-9 the check half; every variant is reported on both and on all.
+
+Setup mirrors production as closely as a standalone script can: one in-memory SQLite database
+with the memory table and the FTS5 table of the lead's DDL (all conversations in it, each as its
+own owner, so FTS5's statistics are shared across owners as they will be in the bot), MiniLM
+embeddings of turns and questions cached under /tmp so that re-runs take seconds, and bm25s
+over the same turns as the baseline.
+
+Run:  python -m bench.retrieval_lab [--data FILE] [--cache DIR] [--only NAME,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import os
+import re
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+import sqlalchemy as sa
+from sqlalchemy.pool import StaticPool
+
+from bench.locomo import CATEGORY_NAMES, Conversation, Question, hit_at_k, load_locomo, recall_at_k
+from bot.memory import scoring
+from bot.memory.questions import question_period
+from bot.memory.search import fts_query, keyword_search, query_terms
+
+DEFAULT_DATA = "/work/shared/data/locomo10.json"
+DEFAULT_CACHE = "/tmp/retrieval_lab_cache"
+KS = (5, 8, 10, 20)
+TOP = 20
+
+
+# --------------------------------------------------------------------------- embeddings cache
+def _key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """MiniLM vectors by text hash, stored as one .npz; only missing texts are encoded."""
+
+    def __init__(self, cache_dir: str) -> None:
+        self.path = Path(cache_dir) / "minilm.npz"
+        self.vectors: dict[str, np.ndarray] = {}
+        if self.path.exists():
+            data = np.load(self.path)
+            for k, v in zip(data["keys"], data["vecs"]):
+                self.vectors[str(k)] = v
+        self._model = None
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            from bot.memory.embeddings import default_model_path
+
+            self._model = SentenceTransformer(str(default_model_path()), device="cpu")
+        return self._model.encode(texts, batch_size=64, normalize_embeddings=True,
+                                  convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+
+    def get(self, texts: Sequence[str]) -> np.ndarray:
+        missing = sorted({t for t in texts if _key(t) not in self.vectors})
+        if missing:
+            t0 = time.time()
+            print(f"[cache] encoding {len(missing)} texts ...", file=sys.stderr, flush=True)
+            vecs = self._encode(missing)
+            for t, v in zip(missing, vecs):
+                self.vectors[_key(t)] = v
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            keys = np.array(list(self.vectors.keys()))
+            np.savez(self.path, keys=keys, vecs=np.stack([self.vectors[k] for k in keys]))
+            print(f"[cache] done in {time.time() - t0:.1f}s", file=sys.stderr, flush=True)
+        return np.stack([self.vectors[_key(t)] for t in texts])
+
+
+# --------------------------------------------------------------------------- the corpus
+FTS_DDL = """
+CREATE TABLE memory (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
+                     status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
+                     category TEXT, created_at TEXT);
+CREATE VIRTUAL TABLE memory_fts USING fts5(owner_tag, text,
+                     tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER memory_ai AFTER INSERT ON memory BEGIN
+  INSERT INTO memory_fts(rowid, owner_tag, text) VALUES (new.id, 'o' || new.owner_id, new.text);
+END;
+"""
+
+
+@dataclass
+class Corpus:
+    """One conversation as the bot would hold it: owner id, memory ids, vectors, dates."""
+
+    conv: Conversation
+    owner_id: int
+    ids: np.ndarray  # memory id of each turn, in conversation order
+    vecs: np.ndarray  # (n, 384) unit rows
+    ts: np.ndarray  # created_at as days (float), nan when unknown
+    session: np.ndarray
+    id_to_pos: dict[int, int]
+
+
+def build(convs: list[Conversation], cache: EmbeddingCache,
+          db: sqlite3.Connection) -> tuple[sqlite3.Connection, list[Corpus]]:
+    db.executescript(FTS_DDL)
+    corpora = []
+    next_id = 1
+    for n, conv in enumerate(convs):
+        owner = 1000 + n
+        ids = []
+        for t in conv.turns:
+            db.execute("INSERT INTO memory(id, owner_id, text, created_at) VALUES (?,?,?,?)",
+                       (next_id, owner, t.text, t.created_at.isoformat() if t.created_at else None))
+            ids.append(next_id)
+            next_id += 1
+        vecs = cache.get([t.text for t in conv.turns])
+        ts = np.array([t.created_at.timestamp() / 86400 if t.created_at else np.nan
+                       for t in conv.turns])
+        corpora.append(Corpus(conv, owner, np.array(ids), vecs, ts,
+                              np.array([t.session for t in conv.turns]),
+                              {i: p for p, i in enumerate(ids)}))
+    db.commit()
+    return db, corpora
+
+
+# --------------------------------------------------------------------------- candidate sources
+def fts_rank(db: sqlite3.Connection, c: Corpus, match: str | None, limit: int) -> list[int]:
+    """Positions of turns, best first, by FTS5 bm25 (owner-scoped)."""
+    if not match:
+        return []
+    rows = db.execute(
+        "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 0.0, 1.0)"
+        " LIMIT ?", (f'owner_tag : "o{c.owner_id}" AND text : ({match})', limit)).fetchall()
+    return [c.id_to_pos[r[0]] for r in rows]
+
+
+def fts_scored(db: sqlite3.Connection, c: Corpus, match: str | None, limit: int) -> list[tuple[int, float]]:
+    if not match:
+        return []
+    rows = db.execute(
+        "SELECT rowid, -bm25(memory_fts, 0.0, 1.0) FROM memory_fts WHERE memory_fts MATCH ?"
+        " ORDER BY bm25(memory_fts, 0.0, 1.0) LIMIT ?",
+        (f'owner_tag : "o{c.owner_id}" AND text : ({match})', limit)).fetchall()
+    return [(c.id_to_pos[r[0]], float(r[1])) for r in rows]
+
+
+def dense_scores(c: Corpus, qvec: np.ndarray) -> np.ndarray:
+    return c.vecs @ qvec
+
+
+def top_positions(scores: np.ndarray, k: int) -> list[int]:
+    k = min(k, len(scores))
+    idx = np.argpartition(-scores, k - 1)[:k]
+    return [int(i) for i in idx[np.argsort(-scores[idx], kind="stable")]]
+
+
+# --------------------------------------------------------------------------- evaluation
+Method = Callable[[Corpus, Question, np.ndarray], list[int]]
+
+
+def evaluate(corpora: list[Corpus], qvecs: dict[str, np.ndarray], method: Method,
+             which: Sequence[int]) -> dict[str, float]:
+    sums = {f"r@{k}": 0.0 for k in KS} | {"hit@8": 0.0}
+    by_cat: dict[int, list[float]] = {}
+    n = 0
+    for ci in which:
+        c = corpora[ci]
+        for q in c.conv.scored_questions():
+            ranked_pos = method(c, q, qvecs[q.question])[:TOP]
+            ranked = [c.conv.turns[p].dia_id for p in ranked_pos]
+            for k in KS:
+                sums[f"r@{k}"] += recall_at_k(ranked, q.evidence, k)
+            sums["hit@8"] += hit_at_k(ranked, q.evidence, 8)
+            by_cat.setdefault(q.category, []).append(recall_at_k(ranked, q.evidence, 8))
+            n += 1
+    out = {k: v / max(n, 1) for k, v in sums.items()}
+    for cat in sorted(by_cat):
+        out[f"c{cat}"] = sum(by_cat[cat]) / len(by_cat[cat])
+    out["n"] = n
+    return out
+
+
+# --------------------------------------------------------------------------- methods
+def make_bm25s(corpora: list[Corpus]) -> Method:
+    import bm25s
+
+    retrievers = {}
+    for c in corpora:
+        r = bm25s.BM25()
+        r.index(bm25s.tokenize([t.text for t in c.conv.turns], stopwords="en", show_progress=False),
+                 show_progress=False)
+        retrievers[c.owner_id] = r
+
+    def run(c: Corpus, q: Question, qv: np.ndarray) -> list[int]:
+        r = retrievers[c.owner_id]
+        toks = bm25s.tokenize([q.question], stopwords="en", show_progress=False)
+        res, _ = r.retrieve(toks, k=min(TOP, len(c.conv.turns)), show_progress=False)
+        return [int(x) for x in res[0]]
+
+    return run
+
+
+def naive_match(text: str) -> str | None:
+    toks = re.findall(r"\w+", text.lower())
+    return " OR ".join(f'"{t}"' for t in dict.fromkeys(toks)) or None
+
+
+def rrf(lists: Sequence[Sequence[int]], weights: Sequence[float], k: float) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for lst, w in zip(lists, weights):
+        for r, p in enumerate(lst):
+            out[p] = out.get(p, 0.0) + w / (k + r + 1)
+    return out
+
+
+def ranked(scores: dict[int, float]) -> list[int]:
+    return [p for p, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def neighbour_boost(scores: dict[int, float], c: Corpus, alpha: float, window: int = 1) -> dict[int, float]:
+    """score'(i) = score(i) + alpha * max(score(j) for j within `window` turns, same session)."""
+    out = dict(scores)
+    for p, s in scores.items():
+        for d in range(1, window + 1):
+            for j in (p - d, p + d):
+                if 0 <= j < len(c.ids) and c.session[j] == c.session[p]:
+                    out[j] = max(out.get(j, 0.0), scores.get(j, 0.0) + alpha * s)
+    return out
+
+
+_DF: dict[tuple[int, str], int] = {}
+
+
+def owner_df(db: sqlite3.Connection, c: Corpus, term: str) -> int:
+    key = (c.owner_id, term)
+    if key not in _DF:
+        _DF[key] = db.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?",
+                              (f'owner_tag : "o{c.owner_id}" AND text : "{term}"',)).fetchone()[0]
+    return _DF[key]
+
+
+def pruned_terms(db: sqlite3.Connection, c: Corpus, text: str, max_share: float) -> list[str]:
+    terms = query_terms(text)
+    n = len(c.ids)
+    kept = [t for t in terms if owner_df(db, c, t) <= max_share * n]
+    return kept
+
+
+def match_of(terms: list[str]) -> str | None:
+    return " OR ".join(f'"{t}"' for t in terms) or None
+
+
+def add_experiments(methods: dict[str, Method], db: sqlite3.Connection, corpora: list[Corpus]) -> None:
+    for share in (0.05, 0.1, 0.2, 0.3):
+        methods[f"fts5 prune>{share}"] = (lambda sh: lambda c, q, v: fts_rank(
+            db, c, match_of(pruned_terms(db, c, q.question, sh)), TOP))(share)
+    for k in (10, 30, 60):
+        for wd in (0.5, 1.0):
+            methods[f"rrf fts5+dense k{k} wd{wd}"] = (lambda k, wd: lambda c, q, v: ranked(rrf(
+                [fts_rank(db, c, fts_query(q.question), 50), top_positions(dense_scores(c, v), 50)],
+                [1, wd], k)))(k, wd)
+
+
+def cc_scores(db, c: Corpus, q: Question, v: np.ndarray, a: float, nk: int = 50, nd: int = 50,
+              cos_norm: str = "raw", text: str | None = None) -> dict[int, float]:
+    """Convex combination: a * bm25/max(bm25) + (1-a) * normalised cosine, over the union."""
+    kw = dict(fts_scored(db, c, fts_query(text or q.question), nk))
+    dense = dense_scores(c, v)
+    cand = set(kw) | set(top_positions(dense, nd))
+    mx = max(kw.values()) if kw else 1.0
+    cs = {p: float(dense[p]) for p in cand}
+    if cos_norm == "minmax" and cs:
+        lo, hi = min(cs.values()), max(cs.values())
+        cs = {p: (x - lo) / (hi - lo + 1e-9) for p, x in cs.items()}
+    elif cos_norm == "top":
+        hi = max(cs.values())
+        cs = {p: max(x, 0) / hi for p, x in cs.items()}
+    return {p: a * kw.get(p, 0.0) / mx + (1 - a) * cs[p] for p in cand}
+
+
+def add_experiments2(methods: dict[str, Method], db, corpora) -> None:
+    for a in (0.3, 0.5, 0.7):
+        for norm in ("raw", "minmax", "top"):
+            methods[f"cc a{a} {norm}"] = (lambda a, norm: lambda c, q, v: ranked(
+                cc_scores(db, c, q, v, a, cos_norm=norm)))(a, norm)
+    for a in (0.5, 0.7):
+        for alpha in (0.1, 0.2, 0.35, 0.5):
+            methods[f"cc a{a} top nb{alpha}"] = (lambda a, alpha: lambda c, q, v: ranked(
+                neighbour_boost(cc_scores(db, c, q, v, a, cos_norm="top"), c, alpha)))(a, alpha)
+
+
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    "january february march april may june july august september october november december".split())}
+_MON = r"(january|february|march|april|may|june|july|august|september|october|november|december)"
+_RX_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON},?\s+(\d{{4}})\b", re.I)
+_RX_MDY = re.compile(rf"\b{_MON}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+_RX_MY = re.compile(rf"\b{_MON},?\s+(\d{{4}})\b", re.I)
+_RX_Y = re.compile(r"\b(?:in|during|of|since)\s+((?:19|20)\d\d)\b", re.I)
+
+
+def time_window(text: str):
+    """(start_day, end_day) in epoch days for an absolute date named in the text, or None."""
+    import calendar
+    from datetime import datetime as dt
+    m = _RX_DMY.search(text)
+    if m:
+        d, mo, y = int(m.group(1)), _MONTHS[m.group(2).lower()], int(m.group(3))
+        try:
+            t = dt(y, mo, d).timestamp() / 86400
+        except ValueError:
+            return None
+        return t, t + 1
+    m = _RX_MDY.search(text)
+    if m:
+        mo, d, y = _MONTHS[m.group(1).lower()], int(m.group(2)), int(m.group(3))
+        try:
+            t = dt(y, mo, d).timestamp() / 86400
+        except ValueError:
+            return None
+        return t, t + 1
+    m = _RX_MY.search(text)
+    if m:
+        mo, y = _MONTHS[m.group(1).lower()], int(m.group(2))
+        last = calendar.monthrange(y, mo)[1]
+        return dt(y, mo, 1).timestamp() / 86400, dt(y, mo, last).timestamp() / 86400 + 1
+    m = _RX_Y.search(text)
+    if m:
+        y = int(m.group(1))
+        return dt(y, 1, 1).timestamp() / 86400, dt(y + 1, 1, 1).timestamp() / 86400
+    return None
+
+
+def time_boost(scores: dict[int, float], c: Corpus, text: str, beta: float, before: float,
+               after: float) -> dict[int, float]:
+    w = time_window(text)
+    if not w:
+        return scores
+    lo, hi = w[0] - before, w[1] + after
+    return {p: s + (beta if lo <= c.ts[p] <= hi else 0.0) for p, s in scores.items()}
+
+
+def add_experiments3(methods: dict[str, Method], db, corpora) -> None:
+    base = lambda c, q, v: neighbour_boost(cc_scores(db, c, q, v, 0.7, cos_norm="top"), c, 0.2)
+    methods["R0 cc.7 top nb.2"] = lambda c, q, v: ranked(base(c, q, v))
+    for beta in (0.1, 0.2, 0.4):
+        for before, after in ((0, 7), (1, 14), (3, 31)):
+            methods[f"R0 + time b{beta} -{before}+{after}"] = (lambda beta, before, after: lambda c, q, v: ranked(
+                time_boost(base(c, q, v), c, q.question, beta, before, after)))(beta, before, after)
+    for nk, nd in ((20, 20), (30, 30), (100, 100), (50, 20), (20, 50)):
+        methods[f"R0 nk{nk} nd{nd}"] = (lambda nk, nd: lambda c, q, v: ranked(neighbour_boost(
+            cc_scores(db, c, q, v, 0.7, nk=nk, nd=nd, cos_norm="top"), c, 0.2)))(nk, nd)
+    for win in (2,):
+        methods[f"R0 win{win}"] = (lambda win: lambda c, q, v: ranked(neighbour_boost(
+            cc_scores(db, c, q, v, 0.7, cos_norm="top"), c, 0.2, window=win)))(win)
+
+
+@dataclass
+class RecipeOptions:
+    params: scoring.FusionParams = scoring.FusionParams()
+    weights: scoring.Weights = scoring.Weights()
+    recency: str = "newest"  # newest | now | off
+    half_life_days: float = 30.0
+    use_neighbours: bool = True
+    use_period: bool = True
+    use_vectors: bool = True
+
+
+class Recipe:
+    """The recipe the bot's recall will run, built from the product's own functions:
+    search.keyword_search on the FTS5 table, cosine over the owner's vectors,
+    scoring.relevance_scores (fusion, neighbour boost, date bonus) and scoring.score_memory."""
+
+    def __init__(self, engine: sa.Engine, corpora: list[Corpus]) -> None:
+        self.engine = engine
+        self.timelines: dict[int, dict[int, list[tuple[int, int]]]] = {}
+        self.created: dict[int, dict[int, datetime | None]] = {}
+        for c in corpora:
+            tl = [(int(i), t.created_at) for i, t in zip(c.ids, c.conv.turns)]
+            self.created[c.owner_id] = dict(tl)
+            self.timelines[c.owner_id] = scoring.neighbour_pairs(tl)
+
+    def __call__(self, c: Corpus, q: Question, qv: np.ndarray, o: RecipeOptions) -> list[int]:
+        p = o.params
+        with self.engine.connect() as conn:
+            kw = dict(keyword_search(conn, c.owner_id, q.question, p.keyword_candidates, "sqlite"))
+        vec: dict[int, float] = {}
+        if o.use_vectors:
+            cos = dense_scores(c, qv)
+            top = top_positions(cos, p.vector_candidates)
+            # the bot's VectorIndex.similarities gives keyword candidates their cosine too
+            want = set(top) | {c.id_to_pos[m] for m in kw}
+            vec = {int(c.ids[i]): float(cos[i]) for i in want}
+        created = self.created[c.owner_id]
+        rel = scoring.relevance_scores(
+            kw, vec,
+            neighbours=self.timelines[c.owner_id] if o.use_neighbours else None,
+            created_at=created,
+            period=question_period(q.question) if o.use_period else None,
+            params=p)
+        if o.recency == "newest":
+            newest = max((d for d in created.values() if d), default=None)
+        elif o.recency == "now":
+            newest = datetime.now()
+        else:
+            newest = None
+        parts = [(mid, scoring.score_memory(
+            r, 0.5, 1.0, scoring.recency_score(created.get(mid), newest, o.half_life_days),
+            0.0, o.weights)) for mid, r in rel.items()]
+        return [c.id_to_pos[mid] for mid in scoring.rank_ids(parts)]
+
+
+def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corpus]) -> None:
+    recipe = Recipe(engine, corpora)
+    variants = {
+        "FINAL (defaults)": RecipeOptions(),
+        "final -neighbours": RecipeOptions(use_neighbours=False),
+        "final -date bonus": RecipeOptions(use_period=False),
+        "final -vectors (keyword only)": RecipeOptions(use_vectors=False),
+        "final recency=now": RecipeOptions(recency="now"),
+        "final recency off (w=0)": RecipeOptions(weights=scoring.Weights(recency=0.0)),
+        "final recency newest hl365": RecipeOptions(half_life_days=365.0),
+        "final recency w0.2": RecipeOptions(weights=scoring.Weights(recency=0.2)),
+        "final recency newest hl90": RecipeOptions(half_life_days=90.0),
+        "final recency newest hl180": RecipeOptions(half_life_days=180.0),
+    }
+    for name, opt in variants.items():
+        methods[name] = (lambda opt: lambda c, q, v: recipe(c, q, v, opt))(opt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=DEFAULT_DATA)
+    ap.add_argument("--cache", default=DEFAULT_CACHE)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args(argv)
+
+    convs = load_locomo(args.data)
+    cache = EmbeddingCache(args.cache)
+    engine = sa.create_engine("sqlite://", poolclass=StaticPool,
+                              connect_args={"check_same_thread": False})
+    db = engine.raw_connection().driver_connection
+    db, corpora = build(convs, cache, db)
+    questions = [q.question for c in convs for q in c.scored_questions()]
+    qm = cache.get(questions)
+    qvecs = {q: v for q, v in zip(questions, qm)}
+    half = len(corpora) // 2
+    splits = {"dev": range(0, half), "check": range(half, len(corpora)), "all": range(len(corpora))}
+
+    methods: dict[str, Method] = {}
+    methods["bm25s"] = make_bm25s(corpora)
+    methods["fts5 naive OR"] = lambda c, q, v: fts_rank(db, c, naive_match(q.question), TOP)
+    methods["fts5 query_terms"] = lambda c, q, v: fts_rank(db, c, fts_query(q.question), TOP)
+    methods["dense"] = lambda c, q, v: top_positions(dense_scores(c, v), TOP)
+    bm = methods["bm25s"]
+    methods["rrf bm25s+dense k60"] = lambda c, q, v: ranked(rrf(
+        [bm(c, q, v), top_positions(dense_scores(c, v), 50)], [1, 1], 60))
+
+    add_experiments(methods, db, corpora)
+    add_experiments2(methods, db, corpora)
+    add_experiments3(methods, db, corpora)
+    add_recipe(methods, engine, corpora)
+    only = [s for s in args.only.split(",") if s]
+    header = f"{'method':34s} {'split':6s} " + " ".join(f"{k:>6s}" for k in
+                                                      ["r@5", "r@8", "r@10", "r@20", "hit@8", "c1", "c2", "c3", "c4", "n"])
+    print(header)
+    for name, m in methods.items():
+        if only and not any(o in name for o in only):
+            continue
+        for split, which in splits.items():
+            res = evaluate(corpora, qvecs, m, which)
+            print(f"{name:34s} {split:6s} " + " ".join(
+                f"{res.get(k, 0):6.3f}" if k != "n" else f"{int(res[k]):6d}"
+                for k in ["r@5", "r@8", "r@10", "r@20", "hit@8", "c1", "c2", "c3", "c4", "n"]), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,180 @@
+"""Keyword search over one owner's memories, on the database's own full-text engine.
+
+Why this shape:
+- The query text is whatever a person typed, so it is never handed to the engine's query
+  language. It is reduced to plain word tokens (letters and digits only), stop words and
+  question words are dropped, and every remaining token is quoted: FTS5 operators (AND, OR,
+  NOT, NEAR, *, ^, column filters), quotes, emoji, control characters and 10 KB pastes are
+  all just text, or nothing.
+- Terms are OR-ed, not AND-ed: a chat question shares only some words with the memory that
+  answers it ("where did I go hiking?" vs "Went up Snowdon with the kids"), and BM25 / ts_rank
+  reward memories that match more and rarer terms anyway.
+- Every query is scoped by owner twice on SQLite (the FTS5 owner tag inside MATCH, and the
+  owner_id of the joined memory row), and by owner_id on PostgreSQL.
+
+`fts_query` and `query_terms` are pure; `keyword_search` does one SELECT.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import sqlalchemy as sa
+
+__all__ = [
+    "MAX_QUERY_TERMS",
+    "STOP_WORDS",
+    "fts_match",
+    "fts_query",
+    "keyword_search",
+    "pg_tsquery",
+    "query_terms",
+]
+
+MAX_QUERY_TERMS = 32  # a long paste is cut to its first 32 distinct content words
+MAX_TERM_CHARS = 48  # longer "words" are noise (hashes, base64); they never help recall
+_MAX_SCAN_CHARS = 20_000  # only the start of a huge text is looked at
+
+# English stop words, the usual auxiliaries and pronouns, plus the words that make a sentence a
+# question or a request ("what", "when", "tell", "remember") and contraction fragments
+# ("don't" -> "don", "t"). None of them says what a memory is about.
+STOP_WORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all also am an and any are aren as at be because been
+    being below between both but by can cannot could couldn d did didn do does doesn doing don
+    down during each few for from further had hadn has hasn have haven having he her here hers
+    herself him himself his how i if in into is isn it its itself just ll m me might more most
+    must mustn my myself no nor not now o of off on once only or other ought our ours ourselves
+    out over own re s same shall shan she should shouldn so some such t than that the their
+    theirs them themselves then there these they this those through to too under until up upon
+    us ve very was wasn we were weren what when where which while who whom whose why will with
+    won would wouldn y you your yours yourself yourselves
+    anything something everything nothing someone anyone everyone thing things stuff
+    kind sort lot lots really quite pretty much many
+    tell remind remember know let please could maybe perhaps ever even still yet
+    get got go going gone went make made take took say said says
+    """.split()
+)
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def query_terms(text: str, max_terms: int = MAX_QUERY_TERMS) -> list[str]:
+    """The searchable words of `text`: lower-cased, NFKC-normalised, stop words dropped.
+
+    Distinct, in order of first appearance, at most `max_terms`. Single characters are dropped
+    unless they are digits ("3 kids"). Only letters and digits survive, so a term can be quoted
+    for FTS5 or PostgreSQL without any further escaping.
+    """
+    if not text:
+        return []
+    norm = unicodedata.normalize("NFKC", text[:_MAX_SCAN_CHARS]).casefold()
+    out: list[str] = []
+    seen: set[str] = set()
+    for tok in _TOKEN.findall(norm):
+        if len(tok) > MAX_TERM_CHARS or tok in STOP_WORDS or tok in seen:
+            continue
+        if len(tok) == 1 and not tok.isdigit():
+            continue
+        seen.add(tok)
+        out.append(tok)
+        if len(out) >= max_terms:
+            break
+    return out
+
+
+def _quote_fts(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 expression OR-ing the quoted terms of `text`; None when nothing is searchable.
+
+    Example: 'What did I eat in "Rome" OR NEAR(x)?' -> '"eat" OR "rome" OR "near"'.
+    It is meant to sit inside a column filter: `text : (<this>)`.
+    """
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " OR ".join(_quote_fts(t) for t in terms)
+
+
+def fts_match(owner_id: int, text: str) -> str | None:
+    """The full MATCH string for one owner: the owner tag AND any of the terms."""
+    expr = fts_query(text)
+    if expr is None:
+        return None
+    return f'owner_tag : "o{int(owner_id)}" AND text : ({expr})'
+
+
+def pg_tsquery(text: str) -> str | None:
+    """A to_tsquery() input OR-ing the quoted terms; None when nothing is searchable.
+
+    Terms are letters and digits only, so single-quoting them is enough; PostgreSQL then stems
+    them and drops its own stop words.
+    """
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " | ".join(f"'{t}'" for t in terms)
+
+
+_SQLITE_SQL = sa.text(
+    """
+    SELECT m.id, -bm25(memory_fts, 0.0, 1.0) AS score
+    FROM memory_fts JOIN memory AS m ON m.id = memory_fts.rowid
+    WHERE memory_fts MATCH :match
+      AND m.owner_id = :owner
+      AND m.status != 'deleted'
+      AND (:archived OR NOT m.archived)
+    ORDER BY bm25(memory_fts, 0.0, 1.0), m.id
+    LIMIT :limit
+    """
+)
+
+_PG_SQL = sa.text(
+    """
+    SELECT m.id, ts_rank_cd(to_tsvector('english', m.text), q.q) AS score
+    FROM memory AS m, to_tsquery('english', :tsq) AS q(q)
+    WHERE m.owner_id = :owner
+      AND to_tsvector('english', m.text) @@ q.q
+      AND m.status != 'deleted'
+      AND (:archived OR NOT m.archived)
+    ORDER BY score DESC, m.id
+    LIMIT :limit
+    """
+)
+
+
+def keyword_search(
+    conn: sa.Connection,
+    owner_id: int,
+    query: str,
+    limit: int,
+    dialect: str,
+    *,
+    include_archived: bool = False,
+) -> list[tuple[int, float]]:
+    """(memory id, score) of one owner's best keyword matches, best first; higher is better.
+
+    `dialect` is the SQLAlchemy dialect name ("sqlite" or "postgresql"). Deleted memories are
+    never returned; archived ones only when asked. An empty or stop-word-only query returns
+    [] without touching the database.
+    """
+    if limit <= 0:
+        return []
+    if dialect == "sqlite":
+        match = fts_match(owner_id, query)
+        if match is None:
+            return []
+        rows = conn.execute(_SQLITE_SQL, {"match": match, "owner": int(owner_id),
+                                          "archived": bool(include_archived), "limit": int(limit)})
+    elif dialect in ("postgresql", "postgres"):
+        tsq = pg_tsquery(query)
+        if tsq is None:
+            return []
+        rows = conn.execute(_PG_SQL, {"tsq": tsq, "owner": int(owner_id),
+                                      "archived": bool(include_archived), "limit": int(limit)})
+    else:
+        raise ValueError(f"keyword search does not support the {dialect!r} dialect")
+    return [(int(r[0]), float(r[1])) for r in rows]
