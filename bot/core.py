@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +69,7 @@ class Core:
     outbox: Outbox = field(default_factory=Outbox)
     llm: Any = None  # bot.llm.client.LLM when a model is configured
     services: dict[str, Any] = field(default_factory=dict)  # optional parts: reminders, chat ...
-    _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    _locks: dict[Hashable, asyncio.Lock] = field(default_factory=dict)
     _refused: set[tuple[str, str]] = field(default_factory=set)
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
     press_handlers: dict[str, PressHandler] = field(default_factory=dict)
@@ -91,28 +91,34 @@ class Core:
         if not self._allowed(message.platform, message.user_id):
             return self._refuse_once(message.platform, message.user_id)
         try:
-            owner_id = await self.memory.owner_for(message.platform, message.user_id, message.display_name)
-            assert owner_id is not None
-            turn = Turn(
-                owner_id=owner_id,
-                platform=message.platform,
-                chat=message.chat,
-                is_group=message.is_group,
-                user_id=message.user_id,
-                display_name=message.display_name,
-                message_id=message.message_id,
-            )
-            async with self.lock_for(owner_id):
-                intent = commands.parse(message.text)
-                handler = self.intent_handlers.get(type(intent))
-                if handler is None:
-                    return [Outgoing("I didn't understand that. Type /help to see what I can do.")]
-                return await handler(self, turn, intent, message)
+            # The identity's lock is taken before the first await, so one person's messages keep
+            # the order they arrived in even while their owner is being looked up.
+            async with self.lock_for(("identity", message.platform, message.user_id)):
+                return await self._message(message)
         except StorageError:
             return [Outgoing(StorageError.person_message)]
         except Exception:
             log.exception("failed to handle a message")
             return [Outgoing(SOMETHING_WRONG)]
+
+    async def _message(self, message: Incoming) -> list[Outgoing]:
+        owner_id = await self.memory.owner_for(message.platform, message.user_id, message.display_name)
+        assert owner_id is not None
+        turn = Turn(
+            owner_id=owner_id,
+            platform=message.platform,
+            chat=message.chat,
+            is_group=message.is_group,
+            user_id=message.user_id,
+            display_name=message.display_name,
+            message_id=message.message_id,
+        )
+        async with self.lock_for(owner_id):
+            intent = commands.parse(message.text)
+            handler = self.intent_handlers.get(type(intent))
+            if handler is None:
+                return [Outgoing("I didn't understand that. Type /help to see what I can do.")]
+            return await handler(self, turn, intent, message)
 
     async def handle_press(self, press: ButtonPress) -> list[Outgoing]:
         if not self._allowed(press.platform, press.user_id):
@@ -178,10 +184,11 @@ class Core:
         if pending:
             await asyncio.wait(pending, timeout=timeout)
 
-    def lock_for(self, owner_id: int) -> asyncio.Lock:
-        lock = self._locks.get(owner_id)
+    def lock_for(self, key: Hashable) -> asyncio.Lock:
+        """The lock of one owner (an int) or one identity; FIFO, so order is kept."""
+        lock = self._locks.get(key)
         if lock is None:
-            lock = self._locks[owner_id] = asyncio.Lock()
+            lock = self._locks[key] = asyncio.Lock()
         return lock
 
     # --- access ------------------------------------------------------------------------------
