@@ -545,7 +545,8 @@ class DiscordStandIn:
     async def wait_for(
         self, predicate: Callable[[], T], *, timeout: float = 5.0, what: str = "condition"
     ) -> T:
-        """Wait until `predicate()` is truthy (re-checked on every change); return its value."""
+        """Wait until `predicate()` is truthy; return its value. Re-checked on every change of the
+        stand-in and every 20 ms, so predicates may also look at state outside it (a test core)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -559,7 +560,7 @@ class DiscordStandIn:
             if remaining <= 0:
                 raise TimeoutError(f"stand-in: timed out after {timeout}s waiting for {what}")
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(event.wait(), min(remaining, 0.25))
+                await asyncio.wait_for(event.wait(), min(remaining, 0.02))
 
     async def wait_for_bot_message(
         self,
