@@ -175,7 +175,8 @@ async def test_default_deadline_comes_from_settings(anthropic_standin: Anthropic
 
 
 @pytest.mark.parametrize(
-    "status, reason", [(429, "rate_limited"), (529, "overloaded"), (500, "error"), (503, "error"), (401, "error")]
+    "status, reason",
+    [(429, "rate_limited"), (529, "overloaded"), (500, "error"), (503, "error"), (504, "timeout"), (401, "error")],
 )
 async def test_errors_after_retries_are_mapped(anthropic_standin: AnthropicStandIn, status: int, reason: str) -> None:
     llm = LLM(standin_settings(anthropic_standin, llm_max_retries=2))

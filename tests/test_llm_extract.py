@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.llm.client import LLM
 from bot.llm.extract import extract_facts, is_grounded, worth_extracting
@@ -69,6 +71,10 @@ DISCLOSING = [
     "I got married in June",
     "We adopted a cat",
     "I use Linux at work",
+    "my wife and I love sushi",
+    "Our kids go to school in Lyon",
+    "My husband works at Google",
+    "My mom lives with us",
 ]
 
 NOT_DISCLOSING = [
@@ -140,6 +146,13 @@ def test_not_worth_extracting(text: str) -> None:
     assert not worth_extracting(text)
 
 
+@given(st.text(max_size=300))
+def test_gate_never_fires_on_commands_or_single_questions(text: str) -> None:
+    assert worth_extracting("/" + text) is False
+    one_question = " ".join(text.replace("?", " ").replace(".", " ").replace("!", " ").replace(";", " ").split())
+    assert worth_extracting(one_question + "?") is False
+
+
 @pytest.mark.parametrize(
     "fact, said, grounded",
     [
@@ -153,6 +166,8 @@ def test_not_worth_extracting(text: str) -> None:
         ("I work as a nurse at St Mary's hospital", "I'm a nurse at St Mary's", True),
         ("I love opera and ballet", "I'm a nurse", False),
         ("I am here", "I am here", False),  # nothing to ground
+        ("Je suis végétarienne", "au fait je suis végétarienne", True),
+        ("Elle habite à Lyon", "j'habite à Lyon", True),  # lexical only: the third-person check is elsewhere
     ],
 )
 def test_grounding(fact: str, said: str, grounded: bool) -> None:
@@ -188,6 +203,11 @@ async def test_invented_and_assistant_facts_are_dropped(anthropic_standin: Anthr
         ("user", "Right. Also, I'm a nurse now."),
     ]
     assert await run(anthropic_standin, recent) == ["I am a nurse"]
+
+
+async def test_facts_in_the_persons_language_are_kept(anthropic_standin: AnthropicStandIn) -> None:
+    anthropic_standin.enqueue(facts("J'habite à Lyon", "J'habite à Paris"))
+    assert await run(anthropic_standin, [("user", "Au fait, j'habite à Lyon depuis mai.")]) == ["J'habite à Lyon"]
 
 
 async def test_duplicates_and_overlong_facts_are_dropped(anthropic_standin: AnthropicStandIn) -> None:

@@ -150,6 +150,8 @@ def reason_for(exc: BaseException) -> Reason:
             return "rate_limited"
         if status == 529:
             return "overloaded"
+        if status in (408, 504):  # the server (or a gateway) gave up waiting
+            return "timeout"
         if status in (400, 413, 422):
             return "invalid"
         return "error"

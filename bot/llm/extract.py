@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 
 MAX_FACTS = 2
 MAX_FACT_CHARS = 200
-EXTRACT_TIMEOUT_SECONDS = 20.0
 
 # ---------------------------------------------------------------------------------------------
 # The cheap gate
@@ -64,7 +63,7 @@ _RELATIONS = (
 _POSSESSIVE = re.compile(  # case matters only for the name: "my wife Ana"
     rf"(?i:\b(?:my|our) (?:{_RELATIONS})(?:'s)?\b)"
     r"(?: (?i:is|are|was|were|lives|live|works|work|just|has|have|turned|turns|called|named|"
-    r"studies|died|passed)\b| [A-Z][a-z]+)",
+    r"studies|died|passed|loves|love|hates|likes|goes|go|attends|attend|and I|and me)\b| [A-Z][a-z]+)",
 )
 _FAVOURITE = re.compile(r"\bmy (?:favou?rite|preferred|usual|go-to)\b", re.I)
 _IDENTITY = re.compile(r"\b(?:my name(?:'s| is)|call me|i(?:'m| am) called|i go by|people call me)\b", re.I)
@@ -164,7 +163,8 @@ _NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
 }
-_FIRST_PERSON = re.compile(r"^(?:i|i'm|i’m|i've|i’ve|i'd|my|we|we're|we’re|we've|our)\b", re.I)
+# A fact about "the user" is the model describing the person instead of quoting them.
+_THIRD_PERSON = re.compile(r"^(?:the )?(?:user|person|human|assistant|they|he|she|his|her|their)\b", re.I)
 
 
 def _stem(word: str) -> str:
@@ -197,7 +197,8 @@ def is_grounded(fact: str, user_text: str) -> bool:
     fact_words = _WORD.findall(fact)
     user_words = _WORD.findall(user_text)
     user_lower = {w.lower().replace("’", "'") for w in user_words}
-    user_stems = {_stem(w) for w in user_words}
+    # "j'habite" should ground "habite": stems of the parts around an apostrophe count too.
+    user_stems = {_stem(p) for w in user_words for p in (w, *re.split(r"['’]", w)) if p}
     if not _numbers(fact_words) <= _numbers(user_words):
         return False
     for word in fact_words[1:]:
@@ -251,7 +252,7 @@ def _clean_facts(raw: list[str], user_text: str) -> list[str]:
         key = fact.lower().rstrip(".")
         if not fact or len(fact) > MAX_FACT_CHARS or key in seen:
             continue
-        if not _FIRST_PERSON.match(fact):
+        if _THIRD_PERSON.match(fact):
             log.info("extract: dropped a fact not in the first person")
             continue
         if not is_grounded(fact, user_text):
@@ -263,12 +264,13 @@ def _clean_facts(raw: list[str], user_text: str) -> list[str]:
 
 
 async def extract_facts(
-    llm: LLM, owner_id: int, recent: list[tuple[str, str]], *, timeout: float = EXTRACT_TIMEOUT_SECONDS
+    llm: LLM, owner_id: int, recent: list[tuple[str, str]], *, timeout: float | None = None
 ) -> list[str]:
     """Up to two durable, grounded first-person facts from the last few messages; [] on any doubt.
 
     `recent` is (role, text) oldest first, the last one the person's. Callers gate this with
-    `worth_extracting(last user text)` so most turns cost nothing.
+    `worth_extracting(last user text)` so most turns cost nothing. `timeout` defaults to the
+    client's LLM_TIMEOUT_SECONDS.
     """
     if not recent or recent[-1][0] != "user":
         return []

@@ -17,7 +17,6 @@ from bot.llm.structured import call_structured
 log = logging.getLogger(__name__)
 
 MAX_TITLE_CHARS = 80
-SUMMARY_TIMEOUT_SECONDS = 30.0
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -79,7 +78,7 @@ is not a procedure. Answer only by calling the tool save_procedure."""
 
 
 async def summarise_episode(
-    llm: LLM, owner_id: int, messages: list[tuple[str, str]], *, timeout: float = SUMMARY_TIMEOUT_SECONDS
+    llm: LLM, owner_id: int, messages: list[tuple[str, str]], *, timeout: float | None = None
 ) -> EpisodeSummary | None:
     """A titled summary of `messages` ((role, text), oldest first), or None."""
     if not any(role == "user" and text.strip() for role, text in messages):
@@ -103,7 +102,7 @@ async def summarise_episode(
 
 
 async def detect_procedure(
-    llm: LLM, owner_id: int, messages: list[tuple[str, str]], *, timeout: float = SUMMARY_TIMEOUT_SECONDS
+    llm: LLM, owner_id: int, messages: list[tuple[str, str]], *, timeout: float | None = None
 ) -> ProcedureDraft | None:
     """The procedure the person has repeatedly described in `messages`, or None.
 
