@@ -10,10 +10,13 @@ The outcome table of DESIGN.md section 4, in the order the rules are tried:
 | rule              | fires when (new vs old)                                                     |
 |-------------------|-----------------------------------------------------------------------------|
 | `explicit_change` | new uses change wording (sold, moved from, quit, no longer, used to ...)    |
-|                   | about something the old memory mentions ("I sold my VW" vs "I drive a VW")  |
+|                   | about something the old memory mentions ("I sold my VW" vs "I drive a VW"), |
+|                   | or says the same in another tense ("I had a dog" vs "I have a dog")        |
 | `slot_change`     | same single-value slot, and new signals a change (moved, now, new ...)     |
 | `count_change`    | the same thing counted differently ("3 kids" vs "2 kids")                  |
 | `more_detailed`   | new says everything old says, and more ("green tea with honey ...")        |
+| `less_detailed`   | new says part of what old says and nothing else ("I have a boyfriend"     |
+|                   | after "I broke up with my boyfriend"): redundant or a change, so ask       |
 | `same_slot`       | same single-value slot, no change wording: unclear, so ask                 |
 | (nothing)         | new or unrelated ("I visited Paris" vs "I live in London")                 |
 
@@ -69,6 +72,7 @@ RULE_EXPLICIT = "explicit_change"
 RULE_SLOT_CHANGE = "slot_change"
 RULE_COUNT = "count_change"
 RULE_DETAILED = "more_detailed"
+RULE_LESS_DETAILED = "less_detailed"
 RULE_SAME_SLOT = "same_slot"
 RULE_DUPLICATE = "duplicate"
 RULES: tuple[str, ...] = (
@@ -76,6 +80,7 @@ RULES: tuple[str, ...] = (
     RULE_SLOT_CHANGE,
     RULE_COUNT,
     RULE_DETAILED,
+    RULE_LESS_DETAILED,
     RULE_SAME_SLOT,
     RULE_DUPLICATE,
 )
@@ -192,6 +197,8 @@ _TIME_UNITS = frozenset(
     "year month week day hour minute second time decade century yr yrs mo".split()
 )
 _COUNT_ARTICLES = {"a": "1", "an": "1", "no": "0"}
+# Past-tense auxiliaries: "I had a dog" is not a restatement of "I have a dog".
+_PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
 
 
 # --- the profile of one text -----------------------------------------------------------------
@@ -208,6 +215,7 @@ class _Profile:
     meaning: frozenset[str]
     words: frozenset[str]
     negated: bool
+    past: bool
     slots: tuple[SlotMatch, ...]
     counts: tuple[tuple[str, str, bool], ...]
     change_targets: tuple[frozenset[str], ...]
@@ -297,6 +305,7 @@ def _profile(text: str) -> _Profile:
         meaning=_meaning(text),
         words=frozenset(toks) | frozenset(lemma(t) for t in toks),
         negated=_is_negated(toks),
+        past=bool(_PAST.search(norm)),
         slots=find_slots(text),
         counts=_counts(toks),
         change_targets=targets,
@@ -326,13 +335,17 @@ def _slots_of(fact: Fact) -> dict[str, SlotMatch]:
 
 
 def _shared_slots(new: _Profile, old: Mapping[str, SlotMatch]) -> list[tuple[SlotMatch, SlotMatch]]:
-    """Slots both speak about, where at least one side states it outright: two mere mentions
-    ("my wife likes hiking", "my wife is a doctor") never conflict."""
+    """Slots both speak about, where at least one side states it outright, or two mentions
+    disagree: "my wife likes hiking" and "my wife is a doctor" do not conflict, "my boyfriend
+    ..." and "my husband ..." do."""
     out = []
     for match in new.slots:
         other = old.get(match.slot)
-        if other is not None and not (match.hint and other.hint):
-            out.append((match, other))
+        if other is None:
+            continue
+        if match.hint and other.hint and match.value == other.value:
+            continue
+        out.append((match, other))
     return out
 
 
@@ -354,7 +367,7 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def _adds_nothing(new: _Profile, old: _Profile) -> bool:
     """New adds no number, name or content word that old lacks, and keeps old's polarity and
     like/dislike sense ("I don't eat meat" is not a duplicate of "I eat meat")."""
-    if new.negated != old.negated:
+    if new.negated != old.negated or new.past != old.past:
         return False
     if not new.numbers <= old.numbers:
         return False
@@ -406,8 +419,11 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
     Does not check for near duplicates; `assess` does that first.
     """
     new, prev = _profile(new_text), _profile(old.text)
-    # explicit_change: change wording whose object is something the old memory mentions
+    # explicit_change: change wording whose object is something the old memory mentions, or
+    # the same words in another tense
     if any(target & prev.keywords for target in new.change_targets):
+        return RULE_EXPLICIT
+    if new.meaning == prev.meaning and new.past != prev.past and new.negated == prev.negated:
         return RULE_EXPLICIT
     shared = _shared_slots(new, _slots_of(old))
     if shared and new.has_change:
@@ -426,6 +442,13 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
         and (new.content - prev.content or new.numbers - prev.numbers)
     ):
         return RULE_DETAILED
+    if (
+        new.content
+        and new.meaning <= prev.meaning
+        and new.negated == prev.negated
+        and (prev.content - new.content or prev.numbers - new.numbers)
+    ):
+        return RULE_LESS_DETAILED
     if shared:
         return RULE_SAME_SLOT
     return None

@@ -80,6 +80,12 @@ PARTNER = (
     r"(?:wife|husband|boyfriend|girlfriend|fiance|fiancee|spouse|hubby|bf|gf|partner|"
     r"significant other)"
 )
+HAIR_COLOURS = (
+    r"(?:(?:dark|light|strawberry|dirty|platinum|jet|bright|natural|ash) )?(?:blonde?|brown|"
+    r"black|red|gray|grey|white|auburn|ginger|brunette|silver|pink|blue|green|purple|"
+    r"chestnut|copper|salt and pepper)"
+)
+EYE_COLOURS = r"(?:blue|brown|green|hazel|gray|grey|black|amber|dark|light)"
 DIETS = (
     r"(?:vegan|vegetarian|veggie|pescatarian|pescetarian|omnivore|carnivore|flexitarian|"
     r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian)"
@@ -192,8 +198,9 @@ class SlotRule:
     `patterns` are explicit statements of the slot; a named group `value` (optional) captures
     the value. A pattern may be paired with a check on the captured value. `hints` are weaker
     mentions that imply the slot ("my wife ..." implies a relationship status): a hint conflicts
-    with an explicit statement but two hints never conflict with each other, so that "my wife
-    likes hiking" and "my wife is a doctor" are not asked about. `reject_values` drops a match
+    with an explicit statement, but two hints conflict only when their values differ, so that
+    "my wife likes hiking" and "my wife is a doctor" are not asked about while "my boyfriend
+    ..." and "my husband ..." are. `reject_values` drops a match
     whose value matches it. A slot name may contain "{cat}", filled from a group `cat`
     (favourites: "favorite_color").
     """
@@ -299,6 +306,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
             rf"{S}{A}teach (?:at|in) (?P<value>[^,;]+)",
+            rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
+            rf"fields|land|oil rigs?|construction sites?|building sites?|shifts?|nights|"
+            rf"night shifts?|double shifts?)\b",
             rf"\bi am in (?P<value>sales|marketing|finance|tech|it|retail|construction|healthcare|"
             rf"insurance|real estate|banking|law|education|hr|human resources|advertising|"
             rf"hospitality|nursing|medicine|consulting|accounting|the \w+ (?:industry|business))\b",
@@ -328,8 +338,8 @@ SLOTS: dict[str, SlotRule] = {
             r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
         ),
         hints=(
-            rf"\b(?:my|our) (?:(?:lovely|beautiful|wonderful|amazing|loving|current|new|future|"
-            rf"ex|late) )?{PARTNER}\b",
+            rf"\b(?:my|our) (?:(?:lovely|beautiful|wonderful|amazing|loving|current|new|"
+            rf"future) )?(?P<value>(?:(?:ex|late) )?{PARTNER})\b",
         ),
     ),
     "diet": SlotRule(
@@ -359,6 +369,37 @@ SLOTS: dict[str, SlotRule] = {
             r"\bi was born in (?P<value>(?:19|20)\d\d)\b",
             r"\bi am in my (?P<value>(?:early |mid |late )?(?:twenties|thirties|forties|fifties|"
             r"sixties|seventies|eighties|nineties|teens|[2-9]0s))\b",
+        ),
+    ),
+    "hair": SlotRule(
+        patterns=(
+            rf"{S}{A}have (?:(?:\w+ )?(?:long|short|curly|straight|wavy|thick|thin|medium|"
+            rf"shoulder length|cropped|natural|bleached|dyed) )*(?P<value>{HAIR_COLOURS}) hair\b",
+            rf"\bmy hair is (?:(?:now|currently|naturally|dyed|long|short|\w+ly) )*"
+            rf"(?P<value>{HAIR_COLOURS})\b",
+            rf"\bi am (?:a |an )?(?P<value>blonde?|brunette|redhead|ginger|bald)\b",
+            rf"{S}{A}(?:dyed|coloured|colored|bleached) my hair (?P<value>{HAIR_COLOURS})\b",
+        ),
+    ),
+    "eyes": SlotRule(
+        patterns=(
+            rf"{S}{A}have (?:(?:big|small|bright|dark|light|deep|pale) )*(?P<value>{EYE_COLOURS})"
+            rf" eyes\b",
+            rf"\bmy eyes are (?:(?:\w+ly) )?(?P<value>{EYE_COLOURS})\b",
+        ),
+    ),
+    "height": SlotRule(
+        patterns=(
+            rf"\bi am (?P<value>(?:{NUM}|\d(?:\.\d+)?) (?:feet|foot|ft|meters?|metres?|m|cm)"
+            rf"(?: (?:and )?{NUM} (?:inches|inch|in))?|{NUM}(?: \d{{1,2}})?) tall\b",
+            r"\bmy height is (?P<value>[^,;]+)",
+        ),
+    ),
+    "weight": SlotRule(
+        patterns=(
+            rf"{S}{A}weigh (?:about |around |over |under |nearly |almost )?(?P<value>"
+            rf"(?:{NUM}|\d+) (?:pounds|lbs|lb|kilos|kilograms|kg|stone))\b",
+            r"\bmy weight is (?P<value>[^,;]+)",
         ),
     ),
     "gender": SlotRule(
@@ -447,6 +488,8 @@ class SlotMatch:
     position: int
 
 
+_HINT_SYNONYMS = {"hubby": "husband", "bf": "boyfriend", "gf": "girlfriend", "fiancee": "fiance",
+                  "spouse": "partner", "significant other": "partner"}
 _CLAUSE_BREAK = re.compile(r",|\bbut\b|\band i\b|\bso\b|\bbecause\b")
 _SENTENCE_SPLIT = re.compile(r"[.!?;:\n]+(?:\s+|$)|\s+-\s+")
 
@@ -524,7 +567,9 @@ def _match_rule(name: str, rule: SlotRule, norm: str) -> list[SlotMatch]:
         for hint in compiled.hints:
             for match in hint.finditer(sentence):
                 if not is_wish(sentence, match.start()):
-                    found.append(SlotMatch(name, None, True, offset + match.start()))
+                    raw = match.groupdict().get("value")
+                    hint_value = _HINT_SYNONYMS.get(raw, raw) if raw else None
+                    found.append(SlotMatch(name, hint_value, True, offset + match.start()))
     return found
 
 
