@@ -102,6 +102,18 @@ def buttons(*rows: tuple[tuple[str, str], ...]) -> tuple[tuple[Button, ...], ...
     return tuple(tuple(Button(label, token) for label, token in row) for row in rows)
 
 
+def test_the_adapter_module_does_not_shadow_the_library() -> None:
+    import sys
+
+    import discord
+
+    import adapters.discord as module
+
+    assert module.discord is discord and module.__name__ == "adapters.discord"
+    assert discord.__file__ is not None and "site-packages" in discord.__file__
+    assert not any(p.rstrip("/").endswith("/adapters") for p in sys.path)
+
+
 # ----------------------------------------------------------------------------------------------
 # typed messages
 # ----------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ Test API in short:
 - set-up: ``add_user``, ``add_guild``, ``close_dms``; ``async with DiscordStandIn() as server``;
 - inject: ``send_dm``, ``send_message`` (guild channels, mentions, replies, attachments),
   ``click`` (component interaction), ``slash`` (application command);
-- inspect: ``bot_messages``, ``message``, ``interactions``, ``typing``, ``identifies``,
+- inspect: ``bot_messages``, ``message``, ``interactions``, ``typing``, ``identifies``, ``intents``,
   ``commands``, ``requests``, ``unhandled``;
 - wait: ``wait_for(predicate)``, ``wait_for_bot_message``, ``wait_answered``;
 - faults: ``fail_message_posts(n, status=429 | 500, retry_after=...)``, ``reconnect_clients``,
