@@ -43,7 +43,10 @@ async def _chat(settings: Settings) -> int:
 
     app = build_app(settings)
     try:
-        await ConsoleAdapter(app.core, settings).run()
+        console = ConsoleAdapter(app.core, settings)
+        app.core.outbox.register("console", console)  # pushes (reminders) can arrive from the start
+        await app.start_background()
+        await console.run()
     finally:
         await app.close()
     return 0

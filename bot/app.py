@@ -24,6 +24,14 @@ class App:
     core: Core
     parts: dict[str, Any]
 
+    async def start_background(self) -> None:
+        """Start the periodic work (purging deleted text after the undo window, and the parts
+        that add their own jobs)."""
+        for part in self.parts.values():
+            start = getattr(part, "start", None)
+            if start is not None:
+                await start()
+
     async def close(self) -> None:
         await self.core.drain(timeout=10)
         for part in reversed(list(self.parts.values())):
