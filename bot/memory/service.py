@@ -20,12 +20,13 @@ from sqlmodel import Session, select
 from bot.config import Settings
 from bot.events import Button
 from bot.memory import buttons as tokens
-from bot.memory import changes, listing, owners, purge, saving, settle, transfer
+from bot.memory import changes, listing, owners, purge, recall, saving, settle, transfer
 from bot.memory import undo as undo_mod
 from bot.memory.db import Database
 from bot.memory.listing import History, Which
 from bot.memory.models import Memory, Source
 from bot.memory.owners import OwnerPrefs
+from bot.memory.recall import Recalled
 from bot.memory.recall_index import SemanticIndex
 from bot.memory.saving import Decision, FactError, RememberResult
 from bot.memory.settle import Choice, ConflictView, Settled
@@ -247,6 +248,23 @@ class MemoryService:
 
     async def search(self, owner_id: int, query: str, limit: int = 10) -> list[MemoryView]:
         return await self._tx(listing.keyword_find, owner_id, query, self.db.dialect, limit)
+
+    async def recall(self, owner_id: int, query: str, *, record_use: bool = True) -> Recalled:
+        """The memory context for a chat turn (labelled blocks within the budgets). Memories
+        actually injected get uses += 1 when `record_use` (real chat turns only)."""
+        st = self.settings
+        result = await self._tx(
+            recall.recall_tx,
+            owner_id,
+            query,
+            dialect=self.db.dialect,
+            max_memories=st.recall_max_memories,
+            max_tokens=st.recall_max_tokens,
+            model_context_tokens=st.model_context_tokens,
+        )
+        if record_use and result.memory_ids:
+            await self._tx(recall.record_use, owner_id, result.memory_ids)
+        return result
 
     async def count(self, owner_id: int) -> int:
         def work(s: Session) -> int:
