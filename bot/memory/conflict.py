@@ -124,8 +124,10 @@ class ChangeCue:
     """One piece of change wording.
 
     `target` says where the thing that changed is named: "after" (the words after the cue:
-    "sold my VW", "moved from London", "quit Google"), "clause" (the whole clause: "I don't
-    drive the VW anymore", "I used to live in London"), or None when the cue only signals that
+    "sold my VW", "moved from London", "quit Google"), "next" (the next word only: "my ex
+    wife"), "clause" (the whole clause: "I don't drive the VW anymore", "I used to live in
+    London"), "subject" (the clause before it: "my dog passed away"), or None when the cue
+    only signals that
     something changed without naming the old thing ("moved to", "now", "new"). A cue with a
     target can fire `explicit_change` on its own when the target names something in the old
     memory; every cue counts as change wording for `slot_change`.
@@ -144,8 +146,9 @@ CHANGE_WORDING: tuple[ChangeCue, ...] = (
     ChangeCue(r"\b(?:got|get|getting) rid of\b", "after"),
     ChangeCue(r"\b(?:gave|given|giving) (?:up|away)\b", "after"),
     ChangeCue(r"\b(?:threw|thrown) (?:out|away)\b", "after"),
-    ChangeCue(r"\b(?:stopped|stop)\b", "after"),
+    ChangeCue(r"\b(?:stopped|stop)\b(?! (?:by|at|in|over|off|for|to)\b)", "after"),
     ChangeCue(r"\b(?:broke|broken) up with\b", "after"),
+    ChangeCue(r"\b(?:broke|split) up\b(?! with)", None),
     ChangeCue(r"\bsplit (?:up )?(?:with|from)\b", "after"),
     ChangeCue(r"\bseparated from\b", "after"),
     ChangeCue(r"\bdivorced\b", "after"),
@@ -167,7 +170,9 @@ CHANGE_WORDING: tuple[ChangeCue, ...] = (
     ChangeCue(r"\bno longer\b", "clause"),
     ChangeCue(r"\b(?:any ?more)\b", "clause"),
     ChangeCue(r"\bused to\b", "clause"),
-    ChangeCue(r"\b(?:ex|former|formerly|previously|once was)\b", "clause"),
+    ChangeCue(r"\b(?:formerly|previously|once was)\b", "clause"),
+    ChangeCue(r"\b(?:died|passed away|passed|was put down|ran away|went missing)\b", "subject"),
+    ChangeCue(r"\b(?:ex|former)\b", "next"),
     # arriving at a new value: change wording, but the old thing is not named
     ChangeCue(r"\b(?:moved|moving|relocated|relocating)\b", None),
     ChangeCue(r"\b(?:bought|buying|purchased|got|getting|gotten)\b", None),
@@ -197,6 +202,7 @@ _TIME_UNITS = frozenset(
     "year month week day hour minute second time decade century yr yrs mo".split()
 )
 _COUNT_ARTICLES = {"a": "1", "an": "1", "no": "0"}
+_USED_TO = re.compile(r"\bused to\b")
 # Past-tense auxiliaries: "I had a dog" is not a restatement of "I have a dog".
 _PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
 
@@ -216,6 +222,7 @@ class _Profile:
     words: frozenset[str]
     negated: bool
     past: bool
+    subject: str | None
     slots: tuple[SlotMatch, ...]
     counts: tuple[tuple[str, str, bool], ...]
     change_targets: tuple[frozenset[str], ...]
@@ -259,6 +266,49 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
     return tuple(found)
 
 
+_INTERJECTION = re.compile(r"^(?:(?:hey|hi|hello|well|so|oh|ok|okay|yeah|yes|no|lol|also|and|"
+                           r"but|btw|fyi|just|actually|update|what is up)\b[ ,!]*)+")
+_SUBJECT_MODIFIERS = frozenset(
+    "best older younger little big baby oldest youngest eldest new old dear lovely late ex "
+    "favorite favourite".split()
+)
+
+
+def _subject(norm: str) -> str | None:
+    """Who the first clause is about: "i" (or "we"), "my <noun>" ("my sister lives ..."), or
+    None when it does not start with either ("green tea every morning", "Biscuit died").
+
+    Why: "My sister lives in Paris" contains every word of "I live in Paris" and more, yet is
+    not a more detailed version of it.
+    """
+    text = _INTERJECTION.sub("", norm.strip())
+    match = re.match(r"(i|we)\b|(?:my|our) ((?:\w+ ){0,2}?)(\w+)", text)
+    if match is None:
+        return None
+    if match.group(1):
+        return "i"
+    words = (match.group(2) or "").split() + [match.group(3)]
+    core = [w for w in words if w not in _SUBJECT_MODIFIERS] or words
+    return "my " + lemma(core[0])
+
+
+def _same_subject(a: _Profile, b: _Profile) -> bool:
+    return a.subject is None or b.subject is None or a.subject == b.subject
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|we|me|us)\b")
+_THIRD_PERSON = re.compile(r"\b(?:he|she|they|it|my \w+|our \w+|his|her|their)\b")
+
+
+def _someone_else(before: str) -> bool:
+    """Whether the clause before a cue has a subject other than the person ("my dad used to
+    live in Berlin", "my brother sold his car"): then the cue does not name their own change."""
+    clause = _CLAUSE_SPLIT.split(before)[-1] if before else ""
+    if _FIRST_PERSON.search(before):
+        return bool(_THIRD_PERSON.search(clause)) and not _FIRST_PERSON.search(clause)
+    return bool(_THIRD_PERSON.search(before))
+
+
 def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
     """The keywords named as changed ("sold my VW" -> {"vw"}) and whether any change wording
     occurs at all. Wishes ("I want to move to ...") and negated cues ("I never sold ...") are
@@ -274,16 +324,21 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                 if _NEGATED_CUE.search(before) and target != "clause":
                     continue
                 has_change = True
-                if target == "after":
+                if target is None or (target != "subject" and _someone_else(before)):
+                    continue
+                if target == "subject":
+                    starts = [m.end() for m in _CLAUSE_SPLIT.finditer(before)]
+                    span = before[starts[-1] if starts else 0 :]
+                elif target == "after":
                     span = _OBJECT_END.sub("", sentence[match.end() :].strip())
-                elif target == "clause":
+                elif target == "next":
+                    span = " ".join(sentence[match.end() :].split()[:1])
+                else:
                     starts = [m.end() for m in _CLAUSE_SPLIT.finditer(before)]
                     clause_start = starts[-1] if starts else 0
                     ends = _CLAUSE_SPLIT.search(sentence, match.end())
                     clause_end = ends.start() if ends else len(sentence)
                     span = sentence[clause_start:clause_end]
-                else:
-                    continue
                 words = keywords(span)
                 if words:
                     targets.append(words)
@@ -302,10 +357,11 @@ def _profile(text: str) -> _Profile:
         content=content,
         numbers=nums,
         names=names(text),
-        meaning=_meaning(text),
+        meaning=_meaning(_USED_TO.sub(" ", norm)),
         words=frozenset(toks) | frozenset(lemma(t) for t in toks),
         negated=_is_negated(toks),
         past=bool(_PAST.search(norm)),
+        subject=_subject(norm),
         slots=find_slots(text),
         counts=_counts(toks),
         change_targets=targets,
@@ -435,15 +491,18 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
             other, other_explicit = old_counts[noun]
             if other != value and (explicit or other_explicit):
                 return RULE_COUNT
+    comparable = _same_subject(new, prev)
     if (
-        prev.content
+        comparable
+        and prev.content
         and prev.meaning <= new.meaning
         and new.negated == prev.negated
         and (new.content - prev.content or new.numbers - prev.numbers)
     ):
         return RULE_DETAILED
     if (
-        new.content
+        comparable
+        and new.content
         and new.meaning <= prev.meaning
         and new.negated == prev.negated
         and (prev.content - new.content or prev.numbers - new.numbers)

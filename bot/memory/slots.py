@@ -44,8 +44,9 @@ __all__ = [
 
 # --- shared pieces of patterns ---------------------------------------------------------------
 
-# A first-person subject, or a verb coordinated with one ("I drive a truck and live in ...").
-S = r"(?:\bi|\bwe|\band|\bbut) "
+# A first-person subject, a verb coordinated with one ("I drive a truck and live in ..."), or
+# none at the start of a sentence (chat drops it: "Just moved to Paris!").
+S = r"(?:^|\bi |\bwe |\band |\bbut )"
 # Adverbs that may sit between the subject and the verb.
 A = (
     r"(?:(?:now|still|currently|also|just|recently|really|actually|finally|happily|only|mostly|"
@@ -117,7 +118,7 @@ PROFESSIONS: frozenset[str] = frozenset(
     recruiter reporter researcher salesman saleswoman salesperson scientist secretary senator
     servant sheriff singer soldier solicitor stylist supervisor surgeon surveyor tailor teacher
     technician therapist trainer translator trucker tutor vet veterinarian waiter waitress welder
-    worker writer youtuber streamer influencer programmer ranger marine sailor nun monk imam
+    writer youtuber streamer influencer ranger marine nun monk imam employee freelancer
     cop comedian magician dj chauffeur pa secretary teller underwriter webmaster
     """.split()
 )
@@ -144,6 +145,9 @@ NOT_JOBS: frozenset[str] = frozenset(
     climber hiker biker cyclist golfer bowler camper gamer reader knitter quilter birder
     birdwatcher traveler traveller backpacker gardener hunter fisher angler diver sailor
     rider racer jumper boxer wrestler lifter bodybuilder
+    homeowner landowner pet owner dog owner cat owner
+    londoner berliner parisian new yorker northerner southerner westerner easterner islander
+    highlander villager
     """.split()
 )
 """Agent nouns that describe a person but not their job (family, beliefs, hobbies, traits).
@@ -155,6 +159,14 @@ _HOBBY_ADJECTIVES = frozenset(
     "avid huge big keen passionate amateur casual hobby weekend aspiring wannabe recovering "
     "lifelong life long die hard diehard natural born self taught obsessive".split()
 )
+# Evaluative adjectives: "a hard worker", "a fast learner" describe a trait, unless the head
+# is a listed profession ("a great teacher").
+_TRAIT_ADJECTIVES = frozenset(
+    "hard good great bad terrible awful fast quick slow decent early late heavy light picky "
+    "messy total complete real true typical huge massive terrible excellent poor".split()
+)
+# "I am a bit older", "a lot happier": degree words, then a comparative, not a noun phrase.
+_DEGREE_WORDS = frozenset("bit lot little tad way whole much far".split())
 _PROFESSION_SUFFIXES = ("er", "or", "ist", "ician", "eer", "grapher", "ologist", "man", "woman")
 _NP_BOUNDARY = re.compile(
     r"\b(?:and|but|who|that|which|at|for|in|with|from|by|so|because|since|now|these days|of|"
@@ -170,17 +182,24 @@ def is_profession(phrase: str) -> bool:
     "professional" makes it a job.
     """
     words = _NP_BOUNDARY.sub("", phrase).split()
-    if not words:
+    if not words or words[0] in _DEGREE_WORDS:
         return False
     head, mods = words[-1], set(words[:-1])
     head_lemma = lemma(head)
     professional = "professional" in mods or "pro" in mods
     if mods & _HOBBY_ADJECTIVES and not professional:
         return False
-    if head_lemma in NOT_JOBS or head in NOT_JOBS:
+    last_two = " ".join(words[-2:])
+    if last_two in NOT_JOBS or head_lemma in NOT_JOBS or head in NOT_JOBS:
         return professional and head_lemma not in {"fan", "lover", "enthusiast", "student"}
     if head_lemma in PROFESSIONS or head in PROFESSIONS:
         return True
+    if any(head.endswith(word) for word in PROFESSIONS if len(word) >= 4):
+        return True  # compounds: "schoolteacher", "firefighter"
+    if any(head.endswith(word) for word in NOT_JOBS if len(word) >= 4):
+        return False  # compounds: "homeowner", "stepmother"
+    if mods & _TRAIT_ADJECTIVES and not professional:
+        return False
     return any(
         head.endswith(suffix) and len(head) >= len(suffix) + 3 for suffix in _PROFESSION_SUFFIXES
     )
@@ -235,9 +254,14 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:to|out to) (?P<value>[^,;]+)",
             r"\bmy (?:home|house|apartment|flat|place) is (?:now )?in (?P<value>[^,;]+)",
         ),
+        # idioms ("I live in fear") and moves that are not about a home ("moved to a new team")
         reject_values=(
-            r"^(?:the )?(?:fear|hope|denial|the moment|present|past|peace|harmony|sin|shame|"
-            r"luxury|comfort|my head|my own world|a bubble|the fast lane|poverty|misery)\b"
+            r"^(?:(?:a|an|the|my|our|new|different|another|other|bigger|smaller) )*(?:fear|hope|"
+            r"denial|moment|present|past|peace|harmony|sin|shame|luxury|comfort|head|own world|"
+            r"bubble|fast lane|poverty|misery|team|role|department|position|job|company|project|"
+            r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
+            r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
+            r"phone|account|tier|course|track|floor)\b"
         ),
         value_from=_strip_dwelling,
     ),
@@ -259,7 +283,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"means of transportation|mode of transport|means of transport|daily driver) "
             rf"(?:is|are) (?P<value>[^,;]+)",
             rf"{S}{A}(?:own|have|bought|got|purchased|leased|lease|have got|am getting|"
-            rf"have bought|ride) (?:a|an|my|our|the) "
+            rf"have bought|ride|picked up|just picked up|drove home) (?:a|an|my|our|the) "
             rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
             rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
             rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
@@ -329,8 +353,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:got|am getting|are getting|will be getting|have gotten|am planning on "
             rf"getting|plan on getting|plan to get|am about to get) (?:a )?(?P<value>married|"
             rf"engaged|divorced|divorce|separated|hitched)\b",
-            rf"{S}{A}(?P<value>married|divorced|broke up with|split up with|separated from|"
-            rf"split from|left my {PARTNER}|dumped|proposed to|was forced to marry)\b",
+            rf"{S}{A}(?P<value>married|divorced|broke up|split up|separated|split from|"
+            rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
             rf"{S}{A}(?:have|have got|got) (?:a|an) (?:new )?(?P<value>{PARTNER})\b",
             rf"{S}{A}(?:have|have never|never) (?:had|been in|been) (?:a )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend)\b",
@@ -353,7 +377,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"dairy|red meat)\b",
             rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
             rf"diet\b",
-            rf"{S}{A}eat (?P<value>meat|everything|anything)\b",
+            rf"{S}{A}(?:eat|am eating|started eating|began eating|have started eating|went back to "
+            rf"eating) (?P<value>meat|fish|everything|anything|animal products)\b",
         ),
         reject_values=r"^(?:healthy|balanced|good|bad|normal|strict|regular|varied|poor) $",
     ),
