@@ -11,7 +11,8 @@ The outcome table of DESIGN.md section 4, in the order the rules are tried:
 |-------------------|-----------------------------------------------------------------------------|
 | `explicit_change` | new uses change wording (sold, moved from, quit, no longer, used to ...)    |
 |                   | about something the old memory mentions ("I sold my VW" vs "I drive a VW"), |
-|                   | or says the same in another tense ("I had a dog" vs "I have a dog")        |
+|                   | or says the same in another tense or polarity ("I had a dog" vs "I have a  |
+|                   | dog", "I don't like coffee" vs "I like coffee")                            |
 | `slot_change`     | same single-value slot, and new signals a change (moved, now, new ...)     |
 | `count_change`    | the same thing counted differently ("3 kids" vs "2 kids")                  |
 | `more_detailed`   | new says everything old says, and more ("green tea with honey ...")        |
@@ -292,6 +293,16 @@ def _subject(norm: str) -> str | None:
     return "my " + lemma(core[0])
 
 
+def _senses(meaning: frozenset[str]) -> frozenset[str]:
+    """The like/dislike senses in a meaning ("+like", "-like")."""
+    return frozenset(word for word in meaning if word.startswith(("+", "-")))
+
+
+def _core(meaning: frozenset[str]) -> frozenset[str]:
+    """A meaning without its like/dislike senses."""
+    return meaning - _senses(meaning)
+
+
 def _same_subject(a: _Profile, b: _Profile) -> bool:
     return a.subject is None or b.subject is None or a.subject == b.subject
 
@@ -431,8 +442,7 @@ def _adds_nothing(new: _Profile, old: _Profile) -> bool:
         return False
     if any(name not in old.words for name in new.names):
         return False
-    senses = {s for s in new.meaning if s.startswith(("+", "-"))}
-    return senses <= old.meaning
+    return _senses(new.meaning) <= old.meaning
 
 
 def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> float | None:
@@ -476,10 +486,14 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
     """
     new, prev = _profile(new_text), _profile(old.text)
     # explicit_change: change wording whose object is something the old memory mentions, or
-    # the same words in another tense
+    # the same words in another tense, negated, or with like and dislike swapped
     if any(target & prev.keywords for target in new.change_targets):
         return RULE_EXPLICIT
-    if new.meaning == prev.meaning and new.past != prev.past and new.negated == prev.negated:
+    if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
+        new.past != prev.past
+        or new.negated != prev.negated
+        or _senses(new.meaning) and _senses(prev.meaning) and new.meaning != prev.meaning
+    ):
         return RULE_EXPLICIT
     shared = _shared_slots(new, _slots_of(old))
     if shared and new.has_change:

@@ -102,7 +102,7 @@ STOP_WORDS: frozenset[str] = frozenset(
     not no nor never neither none
     of to in on at by for with from into onto about above below over under up down out off
     through across along around after before during since until till upon within without
-    between among against toward towards via per than as like
+    between among against toward towards via per than as
     all any both each every few more most other some such only own same
     too very just also really quite rather still already even ever again always often
     sometimes usually mostly mainly currently recently lately now today tonight yesterday
