@@ -125,7 +125,7 @@ _SQLITE_SQL = sa.text(
     FROM memory_fts JOIN memory AS m ON m.id = memory_fts.rowid
     WHERE memory_fts MATCH :match
       AND m.owner_id = :owner
-      AND m.status != 'deleted'
+      AND m.status != 'deleted' AND m.deleted_at IS NULL
       AND (:archived OR NOT m.archived)
     ORDER BY bm25(memory_fts, 0.0, 1.0), m.id
     LIMIT :limit
@@ -138,7 +138,7 @@ _PG_SQL = sa.text(
     FROM memory AS m, to_tsquery('english', :tsq) AS q(q)
     WHERE m.owner_id = :owner
       AND to_tsvector('english', m.text) @@ q.q
-      AND m.status != 'deleted'
+      AND m.status != 'deleted' AND m.deleted_at IS NULL
       AND (:archived OR NOT m.archived)
     ORDER BY score DESC, m.id
     LIMIT :limit
@@ -157,9 +157,10 @@ def keyword_search(
 ) -> list[tuple[int, float]]:
     """(memory id, score) of one owner's best keyword matches, best first; higher is better.
 
-    `dialect` is the SQLAlchemy dialect name ("sqlite" or "postgresql"). Deleted memories are
-    never returned; archived ones only when asked. An empty or stop-word-only query returns
-    [] without touching the database.
+    `dialect` is the SQLAlchemy dialect name ("sqlite" or "postgresql"). Deleted memories
+    (status 'deleted', or deleted_at set and waiting for the purge) are never returned;
+    archived ones only when asked. An empty or stop-word-only query returns [] without
+    touching the database.
     """
     if limit <= 0:
         return []

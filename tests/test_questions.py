@@ -1,0 +1,115 @@
+"""Tables for the question-kind rules (bot.memory.questions)."""
+
+from datetime import datetime
+
+import pytest
+
+from bot.memory.questions import is_identity_question, is_past_question, question_period
+
+PAST = [
+    "What did I drive before?",
+    "what car did i drive before",
+    "Where did I live previously?",
+    "Where did I use to work?",
+    "I used to play the piano, right?",
+    "What was my old address?",
+    "Who was my previous dentist?",
+    "Did I ever tell you about my trip?",
+    "What was I doing back when I lived in Leeds?",
+    "Do I still smoke, or not anymore?",
+    "Which company did I work for formerly?",
+    "What was my job originally?",
+    "tell me the history of my jobs",
+    "What did we talk about last time?",
+    "You mentioned something earlier about my sister",
+    "Where was I living two years ago?",
+    "What was my phone number?",
+    "What did I drive before moving to Paris?",
+    "my ex-boss, what was her name",
+    "What did I do last summer?",
+    "Where did I live before that?",
+]
+
+NOT_PAST = [
+    "What car do I drive?",
+    "Where do I live?",
+    "What's my favourite food?",
+    "Remind me tomorrow at 9 to call mom",
+    "Remind me before the meeting tomorrow",
+    "what is my wife's name",
+    "How are you today?",
+    "",
+    "   ",
+    "Which programming language do I prefer?",
+    "Is my dentist appointment on Friday?",
+]
+
+
+@pytest.mark.parametrize("text", PAST)
+def test_past_questions(text: str) -> None:
+    assert is_past_question(text)
+
+
+@pytest.mark.parametrize("text", NOT_PAST)
+def test_not_past_questions(text: str) -> None:
+    assert not is_past_question(text)
+
+
+IDENTITY = [
+    "What's my name?",
+    "what is my name",
+    "What’s my full name?",
+    "Who am I?",
+    "How old am I?",
+    "Where am I from?",
+    "When is my birthday?",
+    "Do you know my name?",
+    "What are my pronouns?",
+    "What do you know about me?",
+    "what do you call me",
+    "When was I born?",
+]
+
+NOT_IDENTITY = [
+    "What car do I drive?",
+    "What's my wife's favourite colour",
+    "Where do I work?",
+    "Who is the president?",
+    "How old is my dog?",
+    "I am from Spain",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", IDENTITY)
+def test_identity_questions(text: str) -> None:
+    assert is_identity_question(text)
+
+
+@pytest.mark.parametrize("text", NOT_IDENTITY)
+def test_not_identity_questions(text: str) -> None:
+    assert not is_identity_question(text)
+
+
+D = datetime
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What did Maria say on 7 July, 2023?", (D(2023, 7, 7), D(2023, 7, 8))),
+        ("what happened on July 7th, 2023", (D(2023, 7, 7), D(2023, 7, 8))),
+        ("on the 3rd of June 2023", (D(2023, 6, 3), D(2023, 6, 4))),
+        ("anything on 2024-02-29?", (D(2024, 2, 29), D(2024, 3, 1))),
+        ("What did I do in August 2023?", (D(2023, 8, 1), D(2023, 9, 1))),
+        ("in Dec 2023", (D(2023, 12, 1), D(2024, 1, 1))),
+        ("How many times did I go to the beach in 2023?", (D(2023, 1, 1), D(2024, 1, 1))),
+        ("What did I do last week?", None),
+        ("When did I go camping in June?", None),
+        ("I have 2023 reasons", None),
+        ("on 31 February, 2023", None),
+        ("", None),
+    ],
+)
+def test_question_period(text: str, expected: tuple[datetime, datetime] | None) -> None:
+    assert question_period(text) == expected

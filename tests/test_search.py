@@ -1,0 +1,229 @@
+"""Keyword search: the pure query builders, and real SQLite FTS5 / PostgreSQL full-text search
+with hostile query texts. PostgreSQL runs where reachable (a failure under CI=true)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.memory.search import MAX_QUERY_TERMS, fts_match, fts_query, keyword_search, pg_tsquery, query_terms
+from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, require_postgres
+
+HOSTILE = [
+    '"',
+    '""',
+    "'",
+    "a AND OR NOT",
+    "NEAR(london paris, 2)",
+    "lond*",
+    "^london",
+    "text: london",
+    "owner_tag : o2",
+    'owner_tag : "o2" OR text : "paris"',
+    "{owner_tag text}: paris",
+    "paris) OR (owner_tag",
+    "- + ! & | : * ( ) < > @ ~ \\",
+    "\x00\x01\x02 london \x1b[31m",
+    "🏠🚗 where do I live? 🇫🇷",
+    "DROP TABLE memory; --",
+    "' OR 1=1 --",
+    "london " * 2000,
+    "x" * 10_000,
+    "über café naïve",
+    "Где я живу?",
+    "東京に住んでいます",
+]
+
+
+# ------------------------------------------------------------------------------ pure
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("Where do I live?", ["live"]),
+        ("What car did I drive before?", ["car", "drive", "before"]),
+        ("I have 3 kids", ["3", "kids"]),
+        ("London AND Paris OR NOT NEAR", ["london", "paris", "near"]),
+        ("Café", ["café"]),
+        ("don't won't can't", []),
+        ("the a of", []),
+        ("", []),
+        ("hello hello HELLO", ["hello"]),
+        ("snake_case_word", ["snake", "case", "word"]),
+    ],
+)
+def test_query_terms(text: str, terms: list[str]) -> None:
+    assert query_terms(text) == terms
+
+
+def test_fts_query_quotes_every_term() -> None:
+    assert fts_query('What about "Rome" OR NEAR(x)?') == '"rome" OR "near"'
+    assert fts_query("the of and") is None
+    assert fts_match(42, "Paris") == 'owner_tag : "o42" AND text : ("paris")'
+
+
+def test_pg_tsquery() -> None:
+    assert pg_tsquery("Paris & London | !Rome") == "'paris' | 'london' | 'rome'"
+    assert pg_tsquery("what is it") is None
+
+
+def test_long_text_is_capped() -> None:
+    text = " ".join(f"word{i}" for i in range(1000))
+    assert len(query_terms(text)) == MAX_QUERY_TERMS
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_terms_are_plain_words(text: str) -> None:
+    for term in query_terms(text):
+        assert term and all(ch.isalnum() for ch in term)
+    q = fts_query(text)
+    assert q is None or q.startswith('"')
+
+
+# ------------------------------------------------------------------------------ databases
+SQLITE_DDL = [
+    """CREATE TABLE memory (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
+        category TEXT, deleted_at TIMESTAMP)""",
+    "CREATE VIRTUAL TABLE memory_fts USING fts5(owner_tag, text, "
+    "tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER memory_fts_ai AFTER INSERT ON memory BEGIN "
+    "INSERT INTO memory_fts(rowid, owner_tag, text) VALUES (new.id, 'o' || new.owner_id, new.text); END",
+    "CREATE TRIGGER memory_fts_ad AFTER DELETE ON memory BEGIN "
+    "DELETE FROM memory_fts WHERE rowid = old.id; END",
+    "CREATE TRIGGER memory_fts_au AFTER UPDATE OF text, owner_id ON memory BEGIN "
+    "UPDATE memory_fts SET owner_tag = 'o' || new.owner_id, text = new.text WHERE rowid = new.id; END",
+]
+
+PG_DDL = [
+    """CREATE TABLE memory (id SERIAL PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT false,
+        category TEXT, deleted_at TIMESTAMP)""",
+    "CREATE INDEX ix_memory_tsv ON memory USING GIN (to_tsvector('english', text))",
+]
+
+ROWS = [
+    (1, 1, "I live in London", "current", False),
+    (2, 1, "I drive a Tesla Model 3", "current", False),
+    (3, 1, "I used to drive a VW Golf", "historical", False),
+    (4, 1, "My favourite café is in Paris", "current", False),
+    (5, 2, "I live in Paris", "current", False),  # another owner
+    (6, 1, "I lived in Paris years ago", "current", True),  # archived
+    (7, 1, "Paris was lovely in the spring", "deleted", False),
+    (8, 1, 'Quotes "and" OR operators NEAR text', "current", False),
+]
+
+
+def _fill(conn: sa.Connection) -> None:
+    for mid, owner, text, status, archived in ROWS:
+        conn.execute(sa.text("INSERT INTO memory (id, owner_id, text, status, archived) "
+                             "VALUES (:i, :o, :t, :s, :a)"),
+                     {"i": mid, "o": owner, "t": text, "s": status, "a": archived})
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path):
+    if request.param == "sqlite":
+        engine = sa.create_engine(f"sqlite:///{tmp_path / 'search.db'}")
+        with engine.begin() as conn:
+            for ddl in SQLITE_DDL:
+                conn.execute(sa.text(ddl))
+            _fill(conn)
+        yield engine, "sqlite"
+        engine.dispose()
+        return
+    require_postgres()
+    schema = f"t_search_{uuid.uuid4().hex[:10]}"
+    engine = sa.create_engine(TEST_POSTGRES_URL, connect_args={"options": f"-csearch_path={schema}"})
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+            for ddl in PG_DDL:
+                conn.execute(sa.text(ddl))
+            _fill(conn)
+        yield engine, "postgresql"
+    finally:
+        engine.dispose()
+        drop_pg_schema(schema)
+
+
+def _ids(engine: sa.Engine, dialect: str, owner: int, query: str, **kw) -> list[int]:
+    with engine.connect() as conn:
+        return [mid for mid, _ in keyword_search(conn, owner, query, 10, dialect, **kw)]
+
+
+def test_finds_and_ranks_within_owner(db) -> None:
+    engine, dialect = db
+    assert _ids(engine, dialect, 1, "Where do I live?") == [1]
+    assert _ids(engine, dialect, 2, "Where do I live?") == [5]
+    assert set(_ids(engine, dialect, 1, "what car do I drive")) == {2, 3}
+    # stemming: "living" finds "live"
+    assert 1 in _ids(engine, dialect, 1, "living")
+
+
+def test_scores_are_higher_for_better_matches(db) -> None:
+    engine, dialect = db
+    with engine.connect() as conn:
+        hits = keyword_search(conn, 1, "drive Tesla", 10, dialect)
+    assert hits[0][0] == 2
+    assert hits[0][1] >= hits[-1][1]
+
+
+def test_other_owner_deleted_and_archived_never_leak(db) -> None:
+    engine, dialect = db
+    ids = _ids(engine, dialect, 1, "Paris")
+    assert 5 not in ids and 7 not in ids and 6 not in ids
+    assert 4 in ids
+    assert 6 in _ids(engine, dialect, 1, "Paris", include_archived=True)
+    assert _ids(engine, dialect, 3, "Paris London Tesla") == []
+
+
+def test_pending_delete_is_hidden(db) -> None:
+    engine, dialect = db
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE memory SET deleted_at = CURRENT_TIMESTAMP WHERE id = 1"))
+    assert _ids(engine, dialect, 1, "live London") == []
+
+
+def test_triggers_keep_index_in_sync(db) -> None:
+    engine, dialect = db
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE memory SET text = 'I live in Berlin' WHERE id = 1"))
+    assert _ids(engine, dialect, 1, "Berlin") == [1]
+    assert _ids(engine, dialect, 1, "London") == []
+    with engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM memory WHERE id = 1"))
+    assert _ids(engine, dialect, 1, "Berlin") == []
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_never_fail_or_leak(db, query: str) -> None:
+    engine, dialect = db
+    for owner in (1, 2):
+        ids = _ids(engine, dialect, owner, query)
+        mine = {r[0] for r in ROWS if r[1] == owner and r[3] != "deleted" and not r[4]}
+        assert set(ids) <= mine
+
+
+def test_hostile_query_matches_as_words(db) -> None:
+    engine, dialect = db
+    # the words "text" and "paris" are searched as words; "o2" is not an owner filter
+    assert set(_ids(engine, dialect, 1, 'owner_tag : "o2" OR text : "paris"')) == {4, 8}
+    assert 8 in _ids(engine, dialect, 1, 'Quotes "and" OR operators')
+
+
+def test_empty_query_and_zero_limit(db) -> None:
+    engine, dialect = db
+    with engine.connect() as conn:
+        assert keyword_search(conn, 1, "", 10, dialect) == []
+        assert keyword_search(conn, 1, "the of and", 10, dialect) == []
+        assert keyword_search(conn, 1, "London", 0, dialect) == []
+
+
+def test_unknown_dialect() -> None:
+    with pytest.raises(ValueError):
+        keyword_search(None, 1, "x", 5, "mysql")  # type: ignore[arg-type]
