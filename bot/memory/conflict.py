@@ -36,6 +36,7 @@ from functools import lru_cache
 from bot.memory.slots import SlotMatch, detect_slot, find_slots, is_wish, sentences, slot_value
 from bot.memory.text import (
     GENERIC_WORDS,
+    IRREGULAR_FORMS,
     STOP_WORDS,
     content_words,
     lemma,
@@ -350,7 +351,7 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     ends = _CLAUSE_SPLIT.search(sentence, match.end())
                     clause_end = ends.start() if ends else len(sentence)
                     span = sentence[clause_start:clause_end]
-                words = keywords(span)
+                words = content_words(span)
                 if words:
                     targets.append(words)
     return tuple(targets), has_change
@@ -364,7 +365,7 @@ def _profile(text: str) -> _Profile:
     content = content_words(text)
     nums = numbers(text)
     return _Profile(
-        keywords=content | nums,
+        keywords=content,
         content=content,
         numbers=nums,
         names=names(text),
@@ -384,13 +385,30 @@ def _profile(text: str) -> _Profile:
 
 
 def keywords(text: str) -> frozenset[str]:
-    """The meaningful words of `text` (lemmas, no stop or generic words) and its numbers.
+    """The meaningful words of `text`, for the service's keyword search of candidates.
 
-    The memory service runs its keyword search with these to find candidate memories. They are
-    lemmas ("dogs" -> "dog", "hiking" -> "hike"), so the search should match word forms too
-    (FTS5's porter tokenizer or a prefix query).
+    These are the content-word lemmas (no stop words, no generic words, no numbers: "3" would
+    not find "three"), each with its irregular and British spellings ("child" also gives
+    "children", "color" also "colour"), because a stemming search (FTS5 porter, PostgreSQL
+    english) relates regular forms ("dog"/"dogs", "hike"/"hiking") but not those. Two texts
+    share a keyword exactly when their `content_words` overlap.
     """
-    return content_words(text) | numbers(text)
+    out: set[str] = set()
+    for word in content_words(text):
+        out.add(word)
+        out.update(_SPELLINGS.get(word, ()))
+    return frozenset(out)
+
+
+def _spellings() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {}
+    for form, base in IRREGULAR_FORMS.items():
+        if form != base and form.isalpha():
+            table.setdefault(base, []).append(form)
+    return {base: tuple(sorted(forms)) for base, forms in table.items()}
+
+
+_SPELLINGS = _spellings()
 
 
 def _slots_of(fact: Fact) -> dict[str, SlotMatch]:
@@ -416,14 +434,23 @@ def _shared_slots(new: _Profile, old: Mapping[str, SlotMatch]) -> list[tuple[Slo
     return out
 
 
+def _stored_slot(fact: Fact) -> str | None:
+    return fact.slot if fact.slot is not None else detect_slot(fact.text)
+
+
 def is_candidate(new_text: str, old: Fact) -> bool:
-    """Whether `old` is related enough to be checked against `new_text`: it shares a meaningful
-    word, or both speak about the same single-value slot. The memory service uses the same
-    rule (plus up to 3 vector neighbours) to choose what it passes to `assess`."""
-    new = _profile(new_text)
-    if new.keywords & _profile(old.text).keywords:
+    """Whether `old` is related enough to be checked against `new_text`: they share a meaningful
+    word (`keywords`), or the new text's slot (`detect_slot`) is the old memory's stored slot.
+
+    Deliberately exactly what the memory service can find with its keyword search and its
+    `Memory.slot == detect_slot(new)` query, so that the pure benchmark path and the service
+    path agree. (A sentence can hold two slots; only the first is stored, so "I drive a truck
+    and live in the country" is found by a new car fact, not by a new residence fact.)
+    """
+    if _profile(new_text).content & _profile(old.text).content:
         return True
-    return bool(_shared_slots(new, _slots_of(old)))
+    slot = detect_slot(new_text)
+    return slot is not None and slot == _stored_slot(old)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -455,7 +482,7 @@ def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> floa
     if not _adds_nothing(new, old):
         return None
     shared = new.keywords & old.keywords
-    jaccard = _jaccard(new.keywords, old.keywords)
+    jaccard = _jaccard(new.keywords, old.keywords)  # content words; numbers are checked above
     if cosine is not None and cosine >= DUPLICATE_COSINE:
         return 1.0 + cosine
     if jaccard >= DUPLICATE_JACCARD and len(shared) >= DUPLICATE_MIN_SHARED:

@@ -244,59 +244,6 @@ def _strip_dwelling(value: str) -> str | None:
 
 
 SLOTS: dict[str, SlotRule] = {
-    "residence": SlotRule(
-        patterns=(
-            rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
-            rf"are based|am settled|am staying|now live) (?:(?:with|near) [a-z ]*? )?"
-            rf"(?:in|on|at|near|outside of|outside|just outside|is) (?P<value>[^,;]+)",
-            rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
-            rf"am relocating|moved back|have moved back) (?:back )?(?:from [a-z ]+? )?"
-            rf"(?:to|out to) (?P<value>[^,;]+)",
-            r"\bmy (?:home|house|apartment|flat|place) is (?:now )?in (?P<value>[^,;]+)",
-        ),
-        # idioms ("I live in fear") and moves that are not about a home ("moved to a new team")
-        reject_values=(
-            r"^(?:(?:a|an|the|my|our|new|different|another|other|bigger|smaller) )*(?:fear|hope|"
-            r"denial|moment|present|past|peace|harmony|sin|shame|luxury|comfort|head|own world|"
-            r"bubble|fast lane|poverty|misery|team|role|department|position|job|company|project|"
-            r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
-            r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
-            r"phone|account|tier|course|track|floor)\b"
-        ),
-        value_from=_strip_dwelling,
-    ),
-    "home_type": SlotRule(
-        patterns=(
-            rf"{S}{A}(?:live|am living|have been living|reside) in (?P<value>(?:a|an|the|my|our) "
-            rf"(?:\w+ ){{0,3}}?{DWELLING})\b",
-            rf"{S}{A}(?:got|bought|rent|am renting|rented|own|moved into|have moved into|"
-            rf"purchased|built|have bought|have built) (?:a|an|my|our) (?:own |new |first )*"
-            rf"(?:\w+ ){{0,2}}?(?P<value>{DWELLING_OWNED})\b",
-        ),
-    ),
-    "car": SlotRule(
-        patterns=(
-            rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our) "
-            rf"(?P<value>[^,;]+)",
-            rf"\bmy (?:main |primary |only |daily |current |new |first |old |usual |family )?"
-            rf"(?:{VEHICLES}|ride|vehicle|transportation|transport|mode of transportation|"
-            rf"means of transportation|mode of transport|means of transport|daily driver) "
-            rf"(?:is|are) (?P<value>[^,;]+)",
-            rf"{S}{A}(?:own|have|bought|got|purchased|leased|lease|have got|am getting|"
-            rf"have bought|ride|picked up|just picked up|drove home) (?:a|an|my|our|the) "
-            rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
-            rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
-            rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
-            rf"{S}{A}(?:sold|traded in|traded|got rid of|crashed|totaled|totalled|wrecked|"
-            rf"scrapped) (?:a|an|my|our|the) (?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b",
-            rf"{S}{A}(?:do not|never|can not|no longer) (?:drive|own a car|have a car)\b",
-        ),
-        reject_values=(
-            r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
-            r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
-            r"crazy|mad)\b"
-        ),
-    ),
     "job": SlotRule(
         patterns=(
             rf"{S}{A}(?:work|am working|have been working|have worked)"
@@ -344,6 +291,27 @@ SLOTS: dict[str, SlotRule] = {
             r"weekends?|nights?|home|myself on|a team|a group|progress)\b"
         ),
     ),
+    "residence": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
+            rf"are based|am settled|am staying|now live) (?:(?:with|near) [a-z ]*? )?"
+            rf"(?:in|on|at|near|outside of|outside|just outside|is) (?P<value>[^,;]+)",
+            rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
+            rf"am relocating|moved back|have moved back) (?:back )?(?:from [a-z ]+? )?"
+            rf"(?:to|out to) (?P<value>[^,;]+)",
+            r"\bmy (?:home|house|apartment|flat|place) is (?:now )?in (?P<value>[^,;]+)",
+        ),
+        # idioms ("I live in fear") and moves that are not about a home ("moved to a new team")
+        reject_values=(
+            r"^(?:(?:a|an|the|my|our|new|different|another|other|bigger|smaller) )*(?:fear|hope|"
+            r"denial|moment|present|past|peace|harmony|sin|shame|luxury|comfort|head|own world|"
+            r"bubble|fast lane|poverty|misery|team|role|department|position|job|company|project|"
+            r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
+            r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
+            r"phone|account|tier|course|track|floor)\b"
+        ),
+        value_from=_strip_dwelling,
+    ),
     "relationship": SlotRule(
         patterns=(
             rf"{S}{A}(?:am|have been|was) (?:not |never |very |so |happily |unhappily |"
@@ -366,6 +334,29 @@ SLOTS: dict[str, SlotRule] = {
             rf"future) )?(?P<value>(?:(?:ex|late) )?{PARTNER})\b",
         ),
     ),
+    "car": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our) "
+            rf"(?P<value>[^,;]+)",
+            rf"\bmy (?:main |primary |only |daily |current |new |first |old |usual |family )?"
+            rf"(?:{VEHICLES}|ride|vehicle|transportation|transport|mode of transportation|"
+            rf"means of transportation|mode of transport|means of transport|daily driver) "
+            rf"(?:is|are) (?P<value>[^,;]+)",
+            rf"{S}{A}(?:own|have|bought|got|purchased|leased|lease|have got|am getting|"
+            rf"have bought|ride|picked up|just picked up|drove home) (?:a|an|my|our|the) "
+            rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
+            rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
+            rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
+            rf"{S}{A}(?:sold|traded in|traded|got rid of|crashed|totaled|totalled|wrecked|"
+            rf"scrapped) (?:a|an|my|our|the) (?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b",
+            rf"{S}{A}(?:do not|never|can not|no longer) (?:drive|own a car|have a car)\b",
+        ),
+        reject_values=(
+            r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
+            r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
+            r"crazy|mad)\b"
+        ),
+    ),
     "diet": SlotRule(
         patterns=(
             rf"{S}{A}(?:am|have been) (?:a |an )?(?:(?:strict|full|fully|mostly|now|still|no "
@@ -382,6 +373,15 @@ SLOTS: dict[str, SlotRule] = {
         ),
         reject_values=r"^(?:healthy|balanced|good|bad|normal|strict|regular|varied|poor) $",
     ),
+    "home_type": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:live|am living|have been living|reside) in (?P<value>(?:a|an|the|my|our) "
+            rf"(?:\w+ ){{0,3}}?{DWELLING})\b",
+            rf"{S}{A}(?:got|bought|rent|am renting|rented|own|moved into|have moved into|"
+            rf"purchased|built|have bought|have built) (?:a|an|my|our) (?:own |new |first )*"
+            rf"(?:\w+ ){{0,2}}?(?P<value>{DWELLING_OWNED})\b",
+        ),
+    ),
     "age": SlotRule(
         patterns=(
             rf"\bi (?:am|turned|just turned|will be|will turn|am turning|have turned|recently "
@@ -396,6 +396,13 @@ SLOTS: dict[str, SlotRule] = {
             r"sixties|seventies|eighties|nineties|teens|[2-9]0s))\b",
         ),
     ),
+    "weight": SlotRule(
+        patterns=(
+            rf"{S}{A}weigh (?:about |around |over |under |nearly |almost )?(?P<value>"
+            rf"(?:{NUM}|\d+) (?:pounds|lbs|lb|kilos|kilograms|kg|stone))\b",
+            r"\bmy weight is (?P<value>[^,;]+)",
+        ),
+    ),
     "hair": SlotRule(
         patterns=(
             rf"{S}{A}have (?:(?:\w+ )?(?:long|short|curly|straight|wavy|thick|thin|medium|"
@@ -404,6 +411,16 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?P<value>{HAIR_COLOURS})\b",
             rf"\bi am (?:a |an )?(?P<value>blonde?|brunette|redhead|ginger|bald)\b",
             rf"{S}{A}(?:dyed|coloured|colored|bleached) my hair (?P<value>{HAIR_COLOURS})\b",
+        ),
+    ),
+    "favorite_{cat}": SlotRule(
+        patterns=(
+            r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
+            r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is) "
+            r"(?P<value>[^,;]+)",
+            r"(?P<value>[a-z][a-z ]*?) (?:is|are) (?:probably |definitely |easily |still )?my "
+            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>[a-z]+(?: [a-z]+)?)"
+            r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
         ),
     ),
     "eyes": SlotRule(
@@ -420,12 +437,14 @@ SLOTS: dict[str, SlotRule] = {
             r"\bmy height is (?P<value>[^,;]+)",
         ),
     ),
-    "weight": SlotRule(
+    "origin": SlotRule(
         patterns=(
-            rf"{S}{A}weigh (?:about |around |over |under |nearly |almost )?(?P<value>"
-            rf"(?:{NUM}|\d+) (?:pounds|lbs|lb|kilos|kilograms|kg|stone))\b",
-            r"\bmy weight is (?P<value>[^,;]+)",
+            r"\bi am (?:originally )?from (?P<value>[^,;]+)",
+            r"\bi was born (?:and raised )?in (?P<value>(?!\d)[^,;]+)",
+            r"\bi come from (?P<value>[^,;]+)",
         ),
+        reject_values=r"^(?:a |an )?(?:big |small |large |huge |poor |rich |close )?(?:family|"
+        r"background|generation|line)\b",
     ),
     "gender": SlotRule(
         patterns=(
@@ -442,27 +461,14 @@ SLOTS: dict[str, SlotRule] = {
         ),
         reject_values=r"^(?:not|a|the|too|hard|easy|long|short|unusual|common|funny|weird)\b",
     ),
-    "origin": SlotRule(
-        patterns=(
-            r"\bi am (?:originally )?from (?P<value>[^,;]+)",
-            r"\bi was born (?:and raised )?in (?P<value>(?!\d)[^,;]+)",
-            r"\bi come from (?P<value>[^,;]+)",
-        ),
-        reject_values=r"^(?:a |an )?(?:big |small |large |huge |poor |rich |close )?(?:family|"
-        r"background|generation|line)\b",
-    ),
-    "favorite_{cat}": SlotRule(
-        patterns=(
-            r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
-            r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is) "
-            r"(?P<value>[^,;]+)",
-            r"(?P<value>[a-z][a-z ]*?) (?:is|are) (?:probably |definitely |easily |still )?my "
-            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>[a-z]+(?: [a-z]+)?)"
-            r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
-        ),
-    ),
 }
-"""name -> how to recognise it. Order matters only for `detect_slot` ties (first listed wins)."""
+"""name -> how to recognise it.
+
+The order is a priority: when a text speaks about several slots ("I drive a truck and live in
+the country"), `detect_slot` returns the first listed, and that is the one the memory service
+stores and later finds by. Topics that change often and matter come first (job, residence,
+relationship, car, diet); ones that rarely or never change (name, gender, origin) come last.
+"""
 
 _CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor) of ")
 _CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style)s?$")
@@ -601,13 +607,15 @@ def _match_rule(name: str, rule: SlotRule, norm: str) -> list[SlotMatch]:
 @lru_cache(maxsize=16384)
 def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     best: dict[str, SlotMatch] = {}
-    for name, rule in SLOTS.items():
+    priority: dict[str, int] = {}
+    for order, (name, rule) in enumerate(SLOTS.items()):
         for found in _match_rule(name, rule, norm):
+            priority.setdefault(found.slot, order)
             current = best.get(found.slot)
             # Prefer an explicit statement over a hint, one that names a value, then the earliest.
             if current is None or _rank(found) < _rank(current):
                 best[found.slot] = found
-    return tuple(sorted(best.values(), key=lambda m: (m.hint, m.position)))
+    return tuple(sorted(best.values(), key=lambda m: (m.hint, priority[m.slot], m.position)))
 
 
 def _rank(match: SlotMatch) -> tuple[bool, bool, int]:
@@ -615,7 +623,8 @@ def _rank(match: SlotMatch) -> tuple[bool, bool, int]:
 
 
 def find_slots(text: str) -> tuple[SlotMatch, ...]:
-    """Every single-value slot that `text` speaks about, explicit statements first.
+    """Every single-value slot that `text` speaks about: explicit statements first, then in
+    `SLOTS` order.
 
     A sentence can fill two slots ("I drive a big truck and live in the country": car and
     residence), so this returns all of them; `detect_slot` picks one.
@@ -624,8 +633,9 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
 
 
 def detect_slot(text: str) -> str | None:
-    """The main single-value slot of `text` (an explicit statement before a hint, then the
-    earliest), or None. This is what the memory service stores as Memory.slot."""
+    """The main single-value slot of `text`, or None: an explicit statement before a mere
+    mention, then the first in `SLOTS` order. This is what the memory service stores as
+    Memory.slot and searches by."""
     found = find_slots(text)
     return found[0].slot if found else None
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 
 __all__ = [
     "GENERIC_WORDS",
+    "IRREGULAR_FORMS",
     "STOP_WORDS",
     "content_words",
     "lemma",
@@ -186,6 +187,10 @@ _IRREGULAR: dict[str, str] = {
     "motorbike": "motorcycle", "motorbikes": "motorcycle",
 }
 
+
+IRREGULAR_FORMS: dict[str, str] = dict(_IRREGULAR)
+"""Word form -> lemma for the forms the suffix rules cannot handle (irregular verbs and plurals,
+British spellings). Read-only; exported so that a search can be given every spelling."""
 
 # Nouns in -ie whose plural is -ies (everything else in -ies comes from -y: cities -> city).
 _IE_NOUNS = frozenset(
