@@ -125,13 +125,12 @@ GENERIC_WORDS: frozenset[str] = frozenset(
     want wish need hope plan try use make take give put keep let come see look watch
     know think feel believe say tell find seem become
     live work play spend start begin
-    be have do get go
-    thing stuff kind type sort bit way part piece lot deal
-    time day week month year hour minute moment while night weekend
+    thing stuff kind type sort bit way part piece deal
+    time day week month year hour minute moment night weekend
     favorite favourite best good great nice bad new old big small little huge real whole
-    many much lot few several various
+    several various
     people person guy
-    currently actually basically definitely probably usually
+    actually basically definitely probably
     """.split()
 )
 """Words that occur in facts of every topic ("I love ...", "my favorite ...", "I live ...").
