@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     # --- model -----------------------------------------------------------------------------
     anthropic_api_key: str = ""
     anthropic_base_url: str = ""  # empty = the SDK's default (or its own env variable)
-    chat_model: str = "claude-sonnet-4-5"
+    chat_model: str = "claude-sonnet-4-6"
     extraction_model: str = "claude-haiku-4-5"
     judge_model: str = "claude-haiku-4-5"
     summary_model: str = "claude-haiku-4-5"
