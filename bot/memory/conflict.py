@@ -146,8 +146,9 @@ CHANGE_WORDING: tuple[ChangeCue, ...] = (
     ChangeCue(r"\b(?:left|leaving)\b(?! (?:for|to)\b)", "after"),
     ChangeCue(r"\bmoved (?:away |out |back )?(?:from|out of)\b", "after"),
     ChangeCue(r"\b(?:got|get|getting) rid of\b", "after"),
-    ChangeCue(r"\b(?:gave|given|giving) (?:up|away)\b", "after"),
-    ChangeCue(r"\b(?:threw|thrown) (?:out|away)\b", "after"),
+    # phrasal verbs, the object may sit inside: "gave up X", "gave my cat away"
+    ChangeCue(r"\b(?:gave|given|giving)\b(?= (?:[a-z]+ ){0,3}?(?:up|away)\b)", "after"),
+    ChangeCue(r"\b(?:threw|thrown|throwing)\b(?= (?:[a-z]+ ){0,3}?(?:out|away)\b)", "after"),
     ChangeCue(r"\b(?:stopped|stop)\b(?! (?:by|at|in|over|off|for|to)\b)", "after"),
     ChangeCue(r"\b(?:broke|broken) up with\b", "after"),
     ChangeCue(r"\b(?:broke|split) up\b(?! with)", None),
@@ -179,7 +180,10 @@ CHANGE_WORDING: tuple[ChangeCue, ...] = (
     ChangeCue(r"\b(?:moved|moving|relocated|relocating)\b", None),
     ChangeCue(r"\b(?:bought|buying|purchased|got|getting|gotten)\b", None),
     ChangeCue(r"\b(?:joined|started|became|become|went|turned|converted)\b", None),
-    ChangeCue(r"\b(?:married|engaged|divorcing|separating|retired|retiring|fired|hired)\b", None),
+    ChangeCue(r"\b(?:got|getting|just|recently|finally) (?:married|engaged|divorced|separated|"
+              r"hitched)\b", None),
+    ChangeCue(r"\bi (?:married|proposed)\b", None),
+    ChangeCue(r"\b(?:divorcing|separating|retired|retiring|fired|hired|laid off)\b", None),
     ChangeCue(r"\b(?:now|nowadays|these days|for good|new|newly|recently|just|finally)\b", None),
     ChangeCue(r"\b(?:no more|not any more|not anymore)\b", None),
 )

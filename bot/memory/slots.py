@@ -44,9 +44,10 @@ __all__ = [
 
 # --- shared pieces of patterns ---------------------------------------------------------------
 
-# A first-person subject, a verb coordinated with one ("I drive a truck and live in ..."), or
-# none at the start of a sentence (chat drops it: "Just moved to Paris!").
-S = r"(?:^|\bi |\bwe |\band |\bbut )"
+# A first-person subject, a verb coordinated with one ("I drive a truck and live in ...",
+# "I quit Google, moved to Paris"), or none at the start of a sentence (chat drops it: "Just
+# moved to Paris!").
+S = r"(?:^|\bi |\bwe |\band |\bbut |, )"
 # Adverbs that may sit between the subject and the verb.
 A = (
     r"(?:(?:now|still|currently|also|just|recently|really|actually|finally|happily|only|mostly|"
