@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+# detect_slot and slot_value live with the slot data; they are part of this module's API too.
 from bot.memory.slots import SlotMatch, detect_slot, find_slots, is_wish, sentences, slot_value
 from bot.memory.text import (
     GENERIC_WORDS,
@@ -220,7 +221,6 @@ _PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
 class _Profile:
     """Everything the rules need to know about one text, computed once."""
 
-    keywords: frozenset[str]
     content: frozenset[str]
     numbers: frozenset[str]
     names: frozenset[str]
@@ -369,7 +369,6 @@ def _profile(text: str) -> _Profile:
     content = content_words(text)
     nums = numbers(text)
     return _Profile(
-        keywords=content,
         content=content,
         numbers=nums,
         names=names(text),
@@ -448,8 +447,8 @@ def is_candidate(new_text: str, old: Fact) -> bool:
 
     Deliberately exactly what the memory service can find with its keyword search and its
     `Memory.slot == detect_slot(new)` query, so that the pure benchmark path and the service
-    path agree. (A sentence can hold two slots; only the first is stored, so "I drive a truck
-    and live in the country" is found by a new car fact, not by a new residence fact.)
+    path agree. (A sentence can hold two slots but only one is stored: "Hey, I'm Larry and I'm
+    a chef" is stored as a job, so a new job fact finds it and "Call me Sasha" does not.)
     """
     if _profile(new_text).content & _profile(old.text).content:
         return True
@@ -485,13 +484,13 @@ def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> floa
     """
     if not _adds_nothing(new, old):
         return None
-    shared = new.keywords & old.keywords
-    jaccard = _jaccard(new.keywords, old.keywords)  # content words; numbers are checked above
+    shared = new.content & old.content
+    jaccard = _jaccard(new.content, old.content)  # over content words; numbers are checked above
     if cosine is not None and cosine >= DUPLICATE_COSINE:
         return 1.0 + cosine
     if jaccard >= DUPLICATE_JACCARD and len(shared) >= DUPLICATE_MIN_SHARED:
         return jaccard
-    if new.meaning and new.meaning == old.meaning and new.keywords:
+    if new.meaning and new.meaning == old.meaning and new.content:
         return 1.0
     return None
 
@@ -518,7 +517,7 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
     new, prev = _profile(new_text), _profile(old.text)
     # explicit_change: change wording whose object is something the old memory mentions, or
     # the same words in another tense, negated, or with like and dislike swapped
-    if any(target & prev.keywords for target in new.change_targets):
+    if any(target & prev.content for target in new.change_targets):
         return RULE_EXPLICIT
     if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
         new.past != prev.past
@@ -594,6 +593,3 @@ def assess(
             nominations.append(Nomination(old_id=fact.id, rule=rule))
     return Assessment(duplicate_of=None, nominations=tuple(nominations))
 
-
-# `detect_slot` and `slot_value` live in bot.memory.slots; they are part of this module's API.
-_ = (detect_slot, slot_value)
