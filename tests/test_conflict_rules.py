@@ -250,6 +250,11 @@ NOT_DUPLICATES = [
 ]
 
 
+def test_same_words_with_other_prepositions_are_not_a_restatement() -> None:
+    assert not is_near_duplicate("I have been to canada twice", "I am from canada")
+    assert verdict("I am from canada", "I have been to canada twice") == Assessment(None, ())
+
+
 @pytest.mark.parametrize(("old", "new"), NOT_DUPLICATES)
 def test_adding_or_changing_something_is_not_a_duplicate(old: str, new: str) -> None:
     result = verdict(old, new, cosine=0.97)  # even when the embeddings call them near-identical
@@ -534,6 +539,32 @@ HELD_OUT_NOMINATE = [
     # A known trade-off: a partner mention against an explicit status is asked about, because
     # "I am married" / "My wife spends all my money" are duplicates the benchmark must catch.
     ("I'm married", "My wife loves gardening"),
+    # persona-style sentences in the register of the benchmark file (written for this test)
+    ("I am a cashier at walmart.", "I am a truck driver."),
+    ("I work as a nurse in a hospital.", "I sell cars for a living."),
+    ("I am a retired police officer.", "I work at mcdonalds."),
+    ("I am a dental assistant.", "I am a personal trainer."),
+    ("I am a nurse practitioner.", "I am a flight attendant."),
+    ("I teach elementary school.", "I am a hairdresser."),
+    ("I have a job as a waitress.", "I own a bakery."),
+    ("I am unemployed.", "I am a mechanic."),
+    ("I live on a farm.", "I live in the mountains."),
+    ("I live by the beach.", "I live in a small town in texas."),
+    ("I live in chicago.", "I just moved to florida."),
+    ("I am engaged to my high school sweetheart.", "I have been married for twenty years."),
+    ("I recently got divorced.", "I have a wife and two kids."),
+    ("I am a widow.", "I am dating a fireman."),
+    ("I drive a prius.", "I ride a motorcycle."),
+    ("I drive an old pickup truck.", "My car is a ford focus."),
+    ("I am a vegetarian.", "I eat a vegan diet."),
+    ("I don't eat meat.", "I am on a keto diet."),
+    ("I am 25.", "I just turned 30."),
+    ("I am in my 40s.", "I am twenty years old."),
+    ("Red is my favorite color.", "My favorite color is purple."),
+    ("My favorite tv show is friends.", "My favorite tv show is the office."),
+    ("My favorite book is harry potter.", "My favorite book is the hobbit."),
+    ("I am single.", "I have a girlfriend."),
+    ("I am a stay at home mom.", "I work in an office."),
 ]
 
 HELD_OUT_KEEP = [
@@ -582,6 +613,34 @@ HELD_OUT_KEEP = [
     ("I support Liverpool", "I support the Labour party"),
     ("My daughter is 5", "My son is 8"),
     ("I'm saving for a house", "I'm saving for a holiday"),
+    # persona-style
+    ("I like to read books.", "I read a lot of books about history."),
+    ("I have a cat.", "My cat is named tom."),
+    ("I like to play video games.", "I like to play basketball."),
+    ("I have three kids.", "I have three dogs."),
+    ("I have three kids.", "I have two sisters."),
+    ("I am a teacher.", "I teach my kids at home."),
+    ("I work at a bank.", "I keep a lot of money in the bank."),
+    ("I live in a big city.", "I love the city lights."),
+    ("I am from canada.", "I have been to canada twice."),
+    ("I like to go fishing with my dad.", "My dad is a fisherman."),
+    ("My mom is a nurse.", "I am a nurse."),
+    ("I love dogs.", "I have a cat."),
+    ("I play the piano.", "I play soccer."),
+    ("I like rock music.", "I like country music."),
+    ("I love the beach.", "I love the mountains."),
+    ("I have a brother.", "My brother is a doctor."),
+    ("My favorite food is pizza.", "I like to eat pizza with my friends."),
+    ("I enjoy cooking.", "I enjoy baking cookies."),
+    ("I like to swim.", "I am a good swimmer."),
+    ("I have a dog named max.", "My dog is a golden retriever."),
+    ("I am a christian.", "I go to church every sunday."),
+    ("I am a teacher.", "My sister is a teacher."),
+    ("I drive a truck.", "My dad drives a truck."),
+    ("I like to travel.", "I have been to paris."),
+    ("I have two kids.", "My kids are my world."),
+    ("I love to bake.", "My favorite food is cake."),
+    ("I work at a hospital.", "My mom works at a hospital."),
 ]
 
 

@@ -210,6 +210,11 @@ _TIME_UNITS = frozenset(
 )
 _COUNT_ARTICLES = {"a": "1", "an": "1", "no": "0"}
 _USED_TO = re.compile(r"\bused to\b")
+# Prepositions are stop words, yet "I am from Canada" and "I have been to Canada" differ only in
+# them: a restatement must use the same ones.
+_RELATION_WORDS = frozenset(
+    "in on at to from for with without by of about into onto over under near between".split()
+)
 # Past-tense auxiliaries: "I had a dog" is not a restatement of "I have a dog".
 _PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
 
@@ -228,6 +233,7 @@ class _Profile:
     words: frozenset[str]
     negated: bool
     past: bool
+    relations: frozenset[str]
     subject: str | None
     slots: tuple[SlotMatch, ...]
     counts: tuple[tuple[str, str, bool], ...]
@@ -376,6 +382,7 @@ def _profile(text: str) -> _Profile:
         words=frozenset(toks) | frozenset(lemma(t) for t in toks),
         negated=_is_negated(toks),
         past=bool(_PAST.search(norm)),
+        relations=frozenset(tok for tok in toks if tok in _RELATION_WORDS),
         subject=_subject(norm),
         slots=find_slots(text),
         counts=_counts(toks),
@@ -479,8 +486,8 @@ def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> floa
     """A score if `new` is a near duplicate of `old`, else None.
 
     Near duplicate (DESIGN.md): cosine >= 0.92, or Jaccard >= 0.6 with >= 3 shared keywords;
-    also, for short facts below 3 keywords, the same meaningful words ("I'm vegan" / "I am a
-    vegan"). In every case only if the new text adds nothing.
+    also, for short facts below 3 keywords, the same meaningful words and prepositions ("I'm
+    vegan" / "I am a vegan"). In every case only if the new text adds nothing.
     """
     if not _adds_nothing(new, old):
         return None
@@ -490,7 +497,9 @@ def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> floa
         return 1.0 + cosine
     if jaccard >= DUPLICATE_JACCARD and len(shared) >= DUPLICATE_MIN_SHARED:
         return jaccard
-    if new.meaning and new.meaning == old.meaning and new.content:
+    if new.meaning and new.meaning == old.meaning and new.content and (
+        new.relations == old.relations
+    ):
         return 1.0
     return None
 

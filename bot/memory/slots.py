@@ -277,7 +277,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
-            rf"{S}{A}teach (?:at|in) (?P<value>[^,;]+)",
+            rf"{S}{A}teach (?:at |in )?(?:a |an |the )?(?P<value>(?:\w+ ){{0,2}}?(?:school|"
+            rf"kindergarten|preschool|grade|college|university|classes))\b",
             rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
             rf"fields|land|oil rigs?|construction sites?|building sites?|shifts?|nights|"
             rf"night shifts?|double shifts?)\b",
@@ -296,7 +297,8 @@ SLOTS: dict[str, SlotRule] = {
         patterns=(
             rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
             rf"are based|am settled|am staying|now live) (?:(?:with|near) [a-z ]*? )?"
-            rf"(?:in|on|at|near|outside of|outside|just outside|is) (?P<value>[^,;]+)",
+            rf"(?:in|on|at|near|by|close to|next to|outside of|outside|just outside|is) "
+            rf"(?P<value>[^,;]+)",
             rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
             rf"am relocating|moved back|have moved back) (?:back )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
