@@ -3,6 +3,7 @@ import, benchmarks), so that they all run the same code paths."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -46,10 +47,59 @@ class App:
         self.db.dispose()
 
 
-def build_app(settings: Settings, *, embedder: Any | None = None, with_model: bool = True) -> App:
+_UNSET: Any = object()
+
+
+class SemanticWarmup:
+    """Waits in the background for the embedding model, then gives vectors to memories saved
+    before it was ready. Start-up and saves never wait for it."""
+
+    def __init__(self, semantic: SemanticIndex) -> None:
+        self.semantic = semantic
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        if self.semantic.embedder is not None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="semantic-warmup")
+
+    async def _run(self) -> None:
+        embedder = self.semantic.embedder
+        while not self.semantic.ready:
+            if getattr(embedder, "failed", False):
+                return
+            await asyncio.sleep(0.5)
+        try:
+            count = await self.semantic.backfill()
+            if count:
+                log.info("gave vectors to %d memories saved before the model was ready", count)
+        except Exception:
+            log.exception("vector backfill failed; keyword search still serves")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+        close = getattr(self.semantic.embedder, "close", None)
+        if close is not None:
+            close()
+
+
+def build_app(settings: Settings, *, embedder: Any = _UNSET, with_model: bool = True) -> App:
     """Open storage and wire the parts. Slow parts (the embedding model) load in the background."""
     db = Database(settings.database_url)
+    if embedder is _UNSET:
+        from bot.memory.embeddings import build_embedder
+
+        embedder = build_embedder(settings)
     semantic = SemanticIndex(db, embedder)
     memory = MemoryService(db, settings, semantic)
     core = Core(settings=settings, memory=memory)
-    return App(settings=settings, db=db, memory=memory, core=core, parts={})
+    parts: dict[str, Any] = {"semantic": SemanticWarmup(semantic)}
+    app = App(settings=settings, db=db, memory=memory, core=core, parts=parts)
+    from bot import conversation  # the chat turn, the model client (when a key is set), extraction
+
+    conversation.install(app, with_model=with_model)
+    return app

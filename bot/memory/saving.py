@@ -23,6 +23,7 @@ from bot.memory.store import MemoryView, get_memory, log_event, new_action, snap
 
 MAX_FACT_CHARS = 2000
 CANDIDATE_LIMIT = 20
+VECTOR_CANDIDATES = 3
 LIVE = (Status.CURRENT.value, Status.UNSURE.value)
 
 Decision = Literal["retire", "ask", "save"]
@@ -85,19 +86,28 @@ def candidate_rows(
             Memory.deleted_at.is_(None),  # type: ignore[union-attr]
         )
         ids.extend(s.exec(stmt))
-    ids.extend(vector_ids)
     seen: set[int] = set()
     rows: list[Memory] = []
-    for mid in ids:
+
+    def take(mid: int) -> bool:
         if mid in seen:
-            continue
+            return False
         seen.add(mid)
         m = get_memory(s, owner_id, mid)
         if m is None or m.archived or m.status not in LIVE or not m.text:
-            continue
+            return False
         rows.append(m)
-        if len(rows) >= CANDIDATE_LIMIT + len(vector_ids):
+        return True
+
+    for mid in ids:
+        take(mid)
+        if len(rows) >= CANDIDATE_LIMIT:
             break
+    extra = 0
+    for mid in vector_ids:  # best first; up to 3 more that are still current or unsure
+        if extra >= VECTOR_CANDIDATES:
+            break
+        extra += int(take(mid))
     return rows
 
 
