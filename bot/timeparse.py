@@ -51,6 +51,8 @@ UTC = timezone.utc
 MIN_INTERVAL_SECONDS = 5 * 60
 #: One-off reminders further away than this are almost certainly a typo ("2062" for "2026").
 MAX_AHEAD = timedelta(days=366 * 50)
+#: Longest repeat interval: beyond this a repetition is not a reminder any more.
+MAX_REPEAT_DAYS = 3660
 
 _WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _WEEKDAY_CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
@@ -129,13 +131,13 @@ class Recurrence:
         elif self.day_of_month is not None:
             raise ValueError("only a monthly recurrence has a day of month")
         if self.kind == "interval":
-            if self.seconds is None or self.seconds < 1:
-                raise ValueError("interval recurrence needs a positive number of seconds")
+            if self.seconds is None or not 1 <= self.seconds <= MAX_REPEAT_DAYS * 86400:
+                raise ValueError("interval recurrence needs 1 s .. 10 years")
         elif self.seconds is not None:
             raise ValueError("only an interval recurrence has seconds")
         if self.kind == "days":
-            if self.days is None or self.days < 1:
-                raise ValueError("a days recurrence needs a positive number of days")
+            if self.days is None or not 1 <= self.days <= MAX_REPEAT_DAYS:
+                raise ValueError("a days recurrence needs 1 .. 3660 days")
         elif self.days is not None:
             raise ValueError("only a days recurrence has a number of days")
 
@@ -594,9 +596,9 @@ def _apply_time(spec: _Spec, m: re.Match[str]) -> None:
                         f"Sorry, I'm not sure what time “{text}” is. Could you write it "
                         "like 09:30?")), text)
                     return
-                hour, minute = hour - 1, 45
-                if hour == 0 and meridiem:
-                    hour = 12
+                if meridiem and 1 <= hour <= 12:  # settle am/pm on the hour said, then step back
+                    hour, meridiem = hour % 12 + (12 if meridiem == "pm" else 0), None
+                hour, minute = (hour - 1) % 24, 45
         clock = _Clock(hour, minute, meridiem, None, text)
     spec.set("clock", clock, text)
     if _g(m, "tpart"):
@@ -996,6 +998,9 @@ def _explicit_date(value: tuple, today: date,
         if not 1 <= month <= 12:
             return ParseProblem(f"There is no month {month}.")
         if year_said:
+            if not 1900 <= year <= today.year + 60:
+                return ParseProblem(f"{year} is too far away for a reminder. Did you mistype the "
+                                    "year?")
             try:
                 return date(year, month, day_)
             except ValueError:
@@ -1047,6 +1052,8 @@ def _resolve(spec: _Spec, what: str, now: datetime, tz: str) -> ReminderRequest 
             return ParseProblem(f"I can't start “{rec.text}” at a particular time yet — say just "
                                 f"“{rec.text}” and it starts from now.")
         seconds = int(round(rec.seconds or 0))
+        if seconds > MAX_REPEAT_DAYS * 86400:
+            return ParseProblem(f"“{rec.text}” is too long an interval for a reminder.")
         if seconds < MIN_INTERVAL_SECONDS:
             return ParseProblem(f"That's too often for a reminder; the most frequent I can do is "
                                 f"every {_duration_words(MIN_INTERVAL_SECONDS)}.")
@@ -1070,6 +1077,8 @@ def _resolve(spec: _Spec, what: str, now: datetime, tz: str) -> ReminderRequest 
         at = time(hour, minute)
         if rec.kind == "days":
             assert rec.days is not None
+            if rec.days > MAX_REPEAT_DAYS:
+                return ParseProblem(f"“{rec.text}” is too long an interval for a reminder.")
             recurrence = Recurrence("days", at, days=rec.days)
             if spec.date is not None:
                 day = _explicit_date(spec.date, today,
@@ -1096,6 +1105,8 @@ def _resolve(spec: _Spec, what: str, now: datetime, tz: str) -> ReminderRequest 
     # --- relative: "in 10 minutes", "in 3 days at 9" -------------------------------------
     if spec.rel is not None:
         rel = spec.rel
+        if rel.months > 12 * 50 or rel.days > 366 * 50 or rel.seconds > MAX_AHEAD.total_seconds():
+            return ParseProblem(f"“{rel.text}” is more than 50 years away. Did you mistype it?")
         if spec.date is not None:
             return ParseProblem(f"I see two different times there, “{rel.text}” and "
                                 f"“{spec.slot_text['date']}”. Which one did you mean?")
@@ -1269,11 +1280,18 @@ def parse_reminder(text: str, tz: str, now: datetime) -> ReminderRequest | Parse
     text = (text or "").strip()
     if not re.search(r"\w", text):
         return ParseProblem(f"What should I remind you about, and when? For example: {EXAMPLES}.")
+    too_far = ParseProblem("That's too far away for a reminder. Did you mistype the date?")
     split = _split(text)
     if split is not None:
         spec, what, _when = split
-        return _resolve(spec, what, now_utc, tz)
-    fallback = _dateparser_split(text, now_utc, tz)
+        try:
+            return _resolve(spec, what, now_utc, tz)
+        except OverflowError:  # calendar arithmetic beyond year 9999
+            return too_far
+    try:
+        fallback = _dateparser_split(text, now_utc, tz)
+    except OverflowError:
+        return too_far
     if fallback is not None:
         due, _when, what = fallback
         return _checked(what, due, now_utc, tz, format_local(due, tz), False)
