@@ -262,10 +262,12 @@ def _retry_after_seconds(exc: RetryAfter) -> float:
 
 def _quiet_library_loggers() -> None:
     """PTB logs the API URL (with the token) and whole updates (with unaddressed group
-    messages) at DEBUG; keep its loggers at INFO or above whatever the root level is."""
+    messages) at DEBUG; keep its loggers at INFO or above whatever the root level is.
+    Their own level is pinned (not only checked against the root's level now), so a root
+    lowered to DEBUG after start-up does not let them through either."""
     for name in ("telegram", "httpcore"):
         lg = logging.getLogger(name)
-        if lg.getEffectiveLevel() < logging.INFO:
+        if lg.level < logging.INFO:  # NOTSET (0) follows the root, whatever it becomes later
             lg.setLevel(logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
