@@ -92,7 +92,7 @@ class EmbeddingCache:
 FTS_DDL = """
 CREATE TABLE memory (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
                      status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
-                     category TEXT, created_at TEXT);
+                     category TEXT, created_at TEXT, deleted_at TEXT);
 CREATE VIRTUAL TABLE memory_fts USING fts5(owner_tag, text,
                      tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER memory_ai AFTER INSERT ON memory BEGIN
@@ -386,12 +386,21 @@ class Recipe:
 
     def __init__(self, engine: sa.Engine, corpora: list[Corpus]) -> None:
         self.engine = engine
-        self.timelines: dict[int, dict[int, list[tuple[int, int]]]] = {}
+        self.timelines: dict[int, list[tuple[int, datetime | None]]] = {}
         self.created: dict[int, dict[int, datetime | None]] = {}
+        self._pairs: dict[tuple, dict[int, list[tuple[int, int]]]] = {}
         for c in corpora:
+            # the owner's memories in save order (id) with created_at, as recall will read them
             tl = [(int(i), t.created_at) for i, t in zip(c.ids, c.conv.turns)]
             self.created[c.owner_id] = dict(tl)
-            self.timelines[c.owner_id] = scoring.neighbour_pairs(tl)
+            self.timelines[c.owner_id] = tl
+
+    def pairs(self, owner: int, p: scoring.FusionParams) -> dict[int, list[tuple[int, int]]]:
+        key = (owner, p.neighbour_window, p.neighbour_max_gap)
+        if key not in self._pairs:
+            self._pairs[key] = scoring.neighbour_pairs(self.timelines[owner], p.neighbour_window,
+                                                       p.neighbour_max_gap)
+        return self._pairs[key]
 
     def __call__(self, c: Corpus, q: Question, qv: np.ndarray, o: RecipeOptions) -> list[int]:
         p = o.params
@@ -407,7 +416,7 @@ class Recipe:
         created = self.created[c.owner_id]
         rel = scoring.relevance_scores(
             kw, vec,
-            neighbours=self.timelines[c.owner_id] if o.use_neighbours else None,
+            neighbours=self.pairs(c.owner_id, p) if o.use_neighbours else None,
             created_at=created,
             period=question_period(q.question) if o.use_period else None,
             params=p)
@@ -440,12 +449,51 @@ def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corp
     for name, opt in variants.items():
         methods[name] = (lambda opt: lambda c, q, v: recipe(c, q, v, opt))(opt)
 
+    from bot.memory import search as search_mod
+
+    plain = frozenset(search_mod.STOP_WORDS_BASIC)
+
+    def plain_stop_words(c: Corpus, q: Question, v: np.ndarray) -> list[int]:
+        saved = search_mod.STOP_WORDS
+        search_mod.STOP_WORDS = plain
+        try:
+            return recipe(c, q, v, RecipeOptions())
+        finally:
+            search_mod.STOP_WORDS = saved
+
+    methods["final, basic stop words only"] = plain_stop_words
+
+
+def grid(engine: sa.Engine, corpora: list[Corpus], qvecs: dict[str, np.ndarray],
+         which: Sequence[int]) -> None:
+    """One-at-a-time sweeps of the recipe's constants, on the development half only."""
+    from dataclasses import replace
+
+    recipe = Recipe(engine, corpora)
+    base = RecipeOptions()
+    sweeps = {
+        "keyword_weight": [0.5, 0.6, 0.7, 0.8, 0.9],
+        "neighbour_share": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        "neighbour_window": [1, 2, 3],
+        "date_bonus": [0.0, 0.2, 0.4, 0.6, 0.8],
+        "keyword_candidates": [20, 50, 100],
+        "vector_candidates": [20, 50, 100],
+    }
+    print(f"{'constant':20s} {'value':>6s} {'r@8':>6s} {'r@20':>6s} {'hit@8':>6s}")
+    for field_name, values in sweeps.items():
+        for value in values:
+            opt = replace(base, params=replace(base.params, **{field_name: value}))
+            res = evaluate(corpora, qvecs, lambda c, q, v: recipe(c, q, v, opt), which)
+            print(f"{field_name:20s} {value!s:>6s} {res['r@8']:6.3f} {res['r@20']:6.3f} "
+                  f"{res['hit@8']:6.3f}", flush=True)
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--cache", default=DEFAULT_CACHE)
     ap.add_argument("--only", default="")
+    ap.add_argument("--grid", action="store_true", help="sweep the recipe constants on the dev half")
     args = ap.parse_args(argv)
 
     convs = load_locomo(args.data)
@@ -460,6 +508,9 @@ def main(argv: list[str] | None = None) -> int:
     half = len(corpora) // 2
     splits = {"dev": range(0, half), "check": range(half, len(corpora)), "all": range(len(corpora))}
 
+    if args.grid:
+        grid(engine, corpora, qvecs, splits["dev"])
+        return 0
     methods: dict[str, Method] = {}
     methods["bm25s"] = make_bm25s(corpora)
     methods["fts5 naive OR"] = lambda c, q, v: fts_rank(db, c, naive_match(q.question), TOP)

@@ -80,7 +80,7 @@ class FusionParams:
     keyword_weight: float = 0.7  # the vector side gets 1 - this
     keyword_candidates: int = 50  # how many keyword matches to fetch
     vector_candidates: int = 50  # how many nearest vectors to fetch
-    neighbour_share: float = 0.2  # a neighbour gets this share of a match's fused score
+    neighbour_share: float = 0.3  # a neighbour gets this share of a match's fused score
     neighbour_window: int = 2  # how many saves away still counts as next to
     neighbour_max_gap: timedelta = timedelta(hours=1)  # saved within this of each other
     date_bonus: float = 0.4  # added when the memory was saved in the period the question names

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 __all__ = [
     "MAX_QUERY_TERMS",
     "STOP_WORDS",
+    "STOP_WORDS_BASIC",
     "fts_match",
     "fts_query",
     "keyword_search",
@@ -35,10 +36,9 @@ MAX_QUERY_TERMS = 32  # a long paste is cut to its first 32 distinct content wor
 MAX_TERM_CHARS = 48  # longer "words" are noise (hashes, base64); they never help recall
 _MAX_SCAN_CHARS = 20_000  # only the start of a huge text is looked at
 
-# English stop words, the usual auxiliaries and pronouns, plus the words that make a sentence a
-# question or a request ("what", "when", "tell", "remember") and contraction fragments
-# ("don't" -> "don", "t"). None of them says what a memory is about.
-STOP_WORDS: frozenset[str] = frozenset(
+# English stop words: auxiliaries, pronouns, question words ("what", "when") and contraction
+# fragments ("don't" -> "don", "t"). None of them says what a memory is about.
+STOP_WORDS_BASIC: frozenset[str] = frozenset(
     """
     a about above after again against all also am an and any are aren as at be because been
     being below between both but by can cannot could couldn d did didn do does doesn doing don
@@ -49,11 +49,13 @@ STOP_WORDS: frozenset[str] = frozenset(
     theirs them themselves then there these they this those through to too under until up upon
     us ve very was wasn we were weren what when where which while who whom whose why will with
     won would wouldn y you your yours yourself yourselves
-    anything something everything nothing someone anyone everyone thing things stuff
-    kind sort lot lots really quite pretty much many
-    tell remind remember know let please could maybe perhaps ever even still yet
-    get got go going gone went make made take took say said says
     """.split()
+)
+# ... plus request words that never say what a memory is about ("tell me what you remember
+# about my dog"). Verbs such as go/went/make/say stay searchable: in conversation they carry
+# the topic ("went camping"), and dropping them measured worse on LoCoMo.
+STOP_WORDS: frozenset[str] = STOP_WORDS_BASIC | frozenset(
+    "tell remind remember please know anything something thing things stuff".split()
 )
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
