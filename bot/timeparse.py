@@ -31,6 +31,11 @@ Conventions (all of them visible to the person through ``ReminderRequest.underst
 * A local time that does not exist (skipped by a spring-forward change) moves forward by the
   length of the gap (02:30 -> 03:30); a local time that happens twice (autumn) is the first
   one, so a daily reminder fires once.
+* Words that also occur in tasks are only read as time when they cannot be anything else:
+  weekday abbreviations need "on"/"next" ("on fri", not "sun cream"), numeric dates need "on"
+  or a year ("on 24.12", not "1.5 litres"), and a slash date that reads both ways (3/4) is
+  asked about. Once a complete time has been read, a further weekday or "weekly" starts the
+  task ("every Friday at 17:30 weekly report"); a second number ("at 9 at 10") is asked about.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ UTC = timezone.utc
 
 #: Shortest repeat interval accepted from people: anything more frequent is noise, not a reminder.
 MIN_INTERVAL_SECONDS = 5 * 60
-#: One-off reminders further away than this are almost certainly a typo ("2062" for "2026").
+#: One-off reminders further away than this are almost certainly a typo in the year.
 MAX_AHEAD = timedelta(days=366 * 50)
 #: Longest repeat interval: beyond this a repetition is not a reminder any more.
 MAX_REPEAT_DAYS = 3660
@@ -748,7 +753,10 @@ def _every_pattern(text: str) -> _RecPattern:
 
 _AP = r"(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?)"
 _TPART = rf"(?:\s+in\s+the\s+(?P<tpart>morning|afternoon|evening))?"
-_COMPONENTS: list[tuple[object, re.Pattern[str]]] = [
+_Apply = Callable[[_Spec, "re.Match[str]"], None]
+# Each phrase the grammar knows: how it changes the spec, and the pattern (matched at a position,
+# the longest match wins; on a tie, the earlier entry).
+_COMPONENTS: list[tuple[_Apply, re.Pattern[str]]] = [
     # Times of day. A bare number needs "at" ("at 7"); "18:30", "9pm" and "7 o'clock" don't.
     (_apply_time, re.compile(
         rf"(?:at\s+|@\s*)?(?P<h>\d{{1,2}})(?:[:.h](?P<m>\d{{2}}))?\s*{_AP}(?!\w){_TPART}", re.I)),
@@ -829,7 +837,7 @@ def _scan(text: str, pos: int) -> tuple[_Spec, int]:
     end = pos
     while True:
         start = _SEP_RE.match(text, end).end()
-        best: tuple[object, re.Match[str]] | None = None
+        best: tuple[_Apply, re.Match[str]] | None = None
         for apply, regex in _COMPONENTS:
             m = regex.match(text, start)
             if m and m.end() > start and (best is None or m.end() > best[1].end()):
@@ -839,7 +847,7 @@ def _scan(text: str, pos: int) -> tuple[_Spec, int]:
         apply, m = best
         trial = _Spec(spec.date, spec.clock, spec.part, spec.rel, spec.rec, list(spec.pieces),
                       spec.conflict, dict(spec.slot_text))
-        apply(trial, m)  # type: ignore[operator]
+        apply(trial, m)
         if trial.conflict and not spec.conflict and not re.search(r"\d", m.group(0)):
             # A second weekday or "weekly" after a complete time is where the task begins
             # ("every Friday at 17:30 weekly report"); a second number ("at 9 at 10") is a
@@ -1325,7 +1333,14 @@ def parse_remind_me(text: str) -> tuple[str, str] | None:
     m = _REMIND_ME.match(text or "")
     if not m:
         return None
-    body = m["body"].strip()
+    result = _remind_me_parts(m["body"].strip())
+    if result is None or not (result[0] or result[1]):
+        return None
+    return result
+
+
+def _remind_me_parts(body: str) -> tuple[str, str] | None:
+    """(when, what) from the words after "remind me"; None if they don't make a request."""
     if _NOT_A_REMINDER.match(body):
         return None
     to_task = re.match(r"(?:to\b|[:\-–—])\s*", body, re.I)
@@ -1343,12 +1358,11 @@ def parse_remind_me(text: str) -> tuple[str, str] | None:
             return None
         spec, cut = tail
         return " ".join(spec.pieces), _clean_what(body[:cut])
+    if _scan(body, 0)[0].empty():  # neither "to ..." nor a time right after "remind me"
+        return None
     split = _split(body)
-    if split is None:
-        return None
-    spec, what, when = split
-    if _scan(body, 0)[0].empty():  # the time came last and the task did not start with "to"
-        return None
+    assert split is not None
+    _spec, what, when = split
     return when, what
 
 
