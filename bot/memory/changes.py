@@ -48,7 +48,7 @@ def edit(s: Session, owner_id: int, memory_id: int, text: str, embedding: bytes 
     before = snapshot(m)
     m.text = text
     m.slot = rules.detect_slot(text)
-    validity = extract_validity(text)
+    validity = extract_validity(text, utcnow().date())
     m.valid_from, m.valid_until = validity.valid_from, validity.valid_until
     m.embedding = embedding
     touch(m)

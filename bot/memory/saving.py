@@ -155,7 +155,7 @@ def apply_remember(
     """Write a new fact and what the rules or the judge decided about the old ones, in one
     transaction."""
     kind = classify(text)
-    validity = extract_validity(text)
+    validity = extract_validity(text, utcnow().date())
     now = utcnow()
     memory = Memory(
         owner_id=owner_id,
@@ -227,7 +227,7 @@ def apply_update(
     old = get_memory(s, owner_id, memory_id)
     if old is None:
         return None
-    validity = extract_validity(new_text)
+    validity = extract_validity(new_text, utcnow().date())
     kind = classify(new_text)
     new = Memory(
         owner_id=owner_id,
