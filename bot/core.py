@@ -76,11 +76,12 @@ class Core:
     intent_handlers: dict[type, IntentHandler] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from bot import chat, handlers, presses
+        from bot import chat, handlers, linking, presses
 
         handlers.install(self)
         presses.install(self)
         chat.install(self)
+        linking.install(self)
 
     # --- entries -----------------------------------------------------------------------------
     async def handle_message(self, message: Incoming) -> list[Outgoing]:
