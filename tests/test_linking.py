@@ -413,3 +413,16 @@ async def test_a_code_asked_for_by_an_account_that_left_is_void_and_relinking_wo
     await say(core, DC, "ally", "/unlink")
     assert "I have a dog" in await listed(core, DC, "ally") and "dog" not in await listed(core, TG, "alice")
 
+
+async def test_forget_me_while_linked_also_forgets_the_dormant_memories(core, database) -> None:
+    """Found while building /unlink: /forget_me wiped only the shared owner, so the joined
+    account's dormant home memories came back on /unlink."""
+    await say(core, TG, "alice", "remember: I like tea")
+    await say(core, DC, "ally", "remember: I have a dog named Rex")
+    await say(core, DC, "ally", f"/link {await code_of(core, TG, 'alice')}")
+    ask = await say1(core, DC, "ally", "/forget_me")
+    [done] = await press(core, DC, "ally", ask, "Yes, delete everything")
+    assert "deleted everything" in done.text
+    await say(core, DC, "ally", "/unlink")
+    assert "nothing yet" in await listed(core, DC, "ally") and "nothing yet" in await listed(core, TG, "alice")
+    assert rows(database, "SELECT count(*) FROM memory") == [(0,)]

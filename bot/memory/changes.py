@@ -18,6 +18,7 @@ from bot.memory.models import (
     Conflict,
     Episode,
     EventKind,
+    Identity,
     LinkCode,
     Memory,
     MemoryEvent,
@@ -168,4 +169,9 @@ def forget_everything(s: Session, owner_id: int) -> int:
         owner.curator_fingerprint = None
         s.add(owner)
     # identities stay, so the person is still recognised, but nothing else remains
+    # A linked person's dormant memories (the owner an identity had before /link) are theirs
+    # too; left alone, /unlink would bring them back after "delete everything".
+    for ident in s.exec(select(Identity).where(Identity.owner_id == owner_id, Identity.home_owner_id.is_not(None))):  # type: ignore[union-attr]
+        if ident.home_owner_id != owner_id:
+            count += forget_everything(s, ident.home_owner_id)  # type: ignore[arg-type]
     return count
