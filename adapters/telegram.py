@@ -69,6 +69,7 @@ from telegram.error import (
     BadRequest,
     ChatMigrated,
     Forbidden,
+    InvalidToken,
     NetworkError,
     RetryAfter,
     TelegramError,
@@ -263,12 +264,12 @@ def _retry_after_seconds(exc: RetryAfter) -> float:
 def _quiet_library_loggers() -> None:
     """PTB logs the API URL (with the token) and whole updates (with unaddressed group
     messages) at DEBUG; keep its loggers at INFO or above whatever the root level is.
-    Their own level is pinned (not only checked against the root's level now), so a root
-    lowered to DEBUG after start-up does not let them through either."""
+    Their own level is pinned (at INFO, or the quieter level in force now), so a root lowered
+    to DEBUG after start-up does not let them through either."""
     for name in ("telegram", "httpcore"):
         lg = logging.getLogger(name)
-        if lg.level < logging.INFO:  # NOTSET (0) follows the root, whatever it becomes later
-            lg.setLevel(logging.INFO)
+        if lg.level < logging.INFO:  # NOTSET (0) would follow the root, whatever it becomes
+            lg.setLevel(max(logging.INFO, lg.getEffectiveLevel()))
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
@@ -371,7 +372,15 @@ class TelegramAdapter:
 
         self._app = app
         try:
-            await app.initialize()  # getMe
+            try:
+                await app.initialize()  # getMe
+            except InvalidToken as exc:
+                # PTB's own message quotes the whole token; name the setting instead.
+                reason = exc.__cause__ if isinstance(exc.__cause__, InvalidToken) else "Unauthorized"
+                raise ConfigError(
+                    f"Invalid setting TELEGRAM_BOT_TOKEN: the Telegram Bot API rejected it "
+                    f"({reason})"
+                ) from None
             await self._call(
                 app.bot.set_my_commands,
                 commands=[BotCommand(name, desc) for name, desc in COMMAND_MENU],

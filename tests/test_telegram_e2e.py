@@ -71,10 +71,11 @@ class Running:
 
     async def send_file(
         self, chat: int, user: int, data: bytes, name: str, caption: str | None
-    ) -> BotMessage:
+    ) -> tuple[BotMessage, str]:
+        """`user` sends a document; returns the bot's answer and the document's file_id."""
         before = len(self.tg.sent(chat))
-        self.tg.inject_document(chat, user, data, name, caption=caption)
-        return (await self.tg.wait_for_sent(chat, before + 1))[before]
+        sent = self.tg.inject_document(chat, user, data, name, caption=caption)
+        return (await self.tg.wait_for_sent(chat, before + 1))[before], sent["document"]["file_id"]
 
     async def press(self, chat: int, user: int, msg: BotMessage, label: str) -> dict[str, Any]:
         """`user` presses the button `label` of `msg`; returns the callback answer."""
@@ -378,3 +379,232 @@ async def test_unaddressed_group_messages_are_ignored_and_not_stored(
     saved = await bot.say1(GROUP, CAROL, f"@{BOT} remember: Carol's door code is 2468", answer_in=CAROL)
     assert saved == "Saved: “Carol's door code is 2468”"
     assert bot.rows("SELECT text FROM memory") == [("Carol's door code is 2468",)]
+
+
+# ---------------------------------------------------------------------------- long text, paging
+
+
+def long_fact(rng: random.Random, chars: int = 2000) -> str:
+    """A fact of just under `chars` characters: sentences of made-up words, with accents and
+    emoji (an emoji is two UTF-16 units on Telegram)."""
+    sentences: list[str] = []
+    while sum(len(s) + 1 for s in sentences) < chars + 100:
+        ws = words(rng, rng.randint(6, 12))
+        ws[rng.randrange(len(ws))] += rng.choice(["é", "ü", " 🙂", " 🎵"])
+        sentences.append(" ".join(ws).capitalize() + ".")
+    text = " ".join(sentences)[: chars - 1]
+    return text[: text.rfind(" ")].rstrip(".") + "."
+
+
+async def test_ten_thousand_character_list_is_split_within_telegram_limits(bot: Running) -> None:
+    """The longest real output: /memories of five facts at the 2,000-character limit, which is
+    not paged (a page holds 10), so one reply of over 10,000 characters."""
+    rng = random.Random(4096)
+    facts = [long_fact(rng) for _ in range(5)]
+    for fact in facts:
+        assert 1980 <= len(fact) <= 2000
+        saved = await bot.say1(ALICE, ALICE, f"remember: {fact}")
+        assert saved.startswith("Saved: “") and "This may change" not in saved
+
+    owner = await bot.owner(ALICE)
+    expected = render.memory_list("Your memories", await bot.app.memory.list(owner, Which.ALL))
+    assert len(expected) > 10_000 and utf16_len(expected) > len(expected)
+    bot.tg.inject_text(ALICE, ALICE, "/memories")
+    await bot.tg.wait_for_sent(ALICE, 5 + 3)
+    await bot.say(ALICE, ALICE, "/help")  # handled after the list: every chunk is in by now
+    chunks = bot.tg.sent(ALICE)[5:-1]
+    assert len(chunks) == 3
+    assert all(utf16_len(m.body) <= 4096 for m in chunks)
+    # nothing lost, nothing repeated, in order; cuts fall at line or sentence ends
+    assert " ".join(m.body for m in chunks).split() == expected.split()
+    assert chunks[0].body.startswith("Your memories (5):\n— Current —\n1. ")
+    assert all(m.body.endswith((".", "🙂", "🎵")) for m in chunks)
+
+
+async def test_forty_memories_paged_with_next_and_previous(bot: Running) -> None:
+    rng = random.Random(40)
+    await bot.say(ALICE, ALICE, "/start")
+    owner = await bot.owner(ALICE)
+    assert owner is not None
+    texts = [f"Item {i:02d}: " + " ".join(words(rng, 3)) for i in range(1, 41)]
+    for text in texts:  # through the service verb every save uses (the wire is tested above)
+        result = await bot.app.memory.remember(owner, text, source="command")
+        assert result.memory is not None and result.conflict_id is None
+
+    [page] = await bot.say(ALICE, ALICE, "/memories")
+    lines = page.body.splitlines()
+    assert lines[0] == "Your memories (40):" and lines[-1] == "Page 1 of 4"
+    assert [ln.split(". ", 1)[0] for ln in lines if re.match(r"\d+\. ", ln)] == [
+        str(n) for n in range(1, 11)
+    ]
+    assert f"1. {texts[0]}" in lines and f"10. {texts[9]}" in lines
+    assert [[label for label, _ in row] for row in page.buttons] == [["Next ▶"]]
+
+    answer = await bot.press(ALICE, ALICE, page, "Next ▶")
+    assert answer["text"] is None  # no notice: the edit is the answer
+    await bot.tg.wait_for(lambda: page.edit_count == 1, what="page 2")
+    lines = page.body.splitlines()
+    numbered = [ln for ln in lines if re.match(r"\d+\. ", ln)]
+    assert numbered == [f"{n}. {texts[n - 1]}" for n in range(11, 21)]
+    assert lines[0] == "Your memories (40):" and lines[-1] == "Page 2 of 4"
+    assert [[label for label, _ in row] for row in page.buttons] == [["◀ Previous", "Next ▶"]]
+    assert len(bot.tg.sent(ALICE)) == 2  # /start's answer and the one list, edited in place
+
+    # numbers are those shown: /forget 15 deletes the 15th line of page 2
+    fifteenth = texts[14]
+    assert f"15. {fifteenth}" in numbered
+    deleted = await bot.say1(ALICE, ALICE, "/forget 15")
+    assert deleted.startswith(f"Deleted “{fifteenth}”.")
+    gone = bot.memories(owner)
+    assert gone[fifteenth] == ("current", True)
+    assert [t for t, (_, d) in gone.items() if d] == [fifteenth]
+
+    # the buttons still work after the deletion: back to page 1, which still holds 1..10
+    await bot.press(ALICE, ALICE, page, "◀ Previous")
+    await bot.tg.wait_for(lambda: page.edit_count == 2, what="page 1 again")
+    lines = page.body.splitlines()
+    assert lines[0] == "Your memories (39):" and lines[-1] == "Page 1 of 4"
+    assert [ln for ln in lines if re.match(r"\d+\. ", ln)] == [
+        f"{n}. {texts[n - 1]}" for n in range(1, 11)
+    ]
+    assert [[label for label, _ in row] for row in page.buttons] == [["Next ▶"]]
+    # and the deleted item is gone from page 2
+    await bot.press(ALICE, ALICE, page, "Next ▶")
+    await bot.tg.wait_for(lambda: page.edit_count == 3, what="page 2 again")
+    assert fifteenth not in page.body and f"15. {texts[15]}" in page.body
+
+
+# ---------------------------------------------------------------------------- export and import
+
+
+async def test_export_and_import_as_documents(bot: Running) -> None:
+    await bot.say(ALICE, ALICE, "remember: I live in London")
+    [question] = await bot.say(ALICE, ALICE, "remember: I moved to Paris")
+    await bot.press(ALICE, ALICE, question, PAST)
+    await bot.tg.wait_for(lambda: question.edit_count == 1, what="the question settled")
+    await bot.say(ALICE, ALICE, "remember: My sister Ana was born in 1990 🎂")
+
+    [export] = await bot.say(ALICE, ALICE, "/export")
+    assert export.document is not None
+    assert re.fullmatch(r"memories-\d{8}-\d{6}\.json", export.document.filename)
+    assert export.caption is not None and export.caption.startswith(
+        "Here is everything I hold about you (3 memories)."
+    )
+    backup = json.loads(export.document.data)
+    assert backup["format"] == "memory-assistant-backup" and backup["version"] == 1
+    by_text = {m["text"]: m for m in backup["memories"]}
+    assert {t: m["status"] for t, m in by_text.items()} == {
+        "I live in London": "historical",
+        "I moved to Paris": "current",
+        "My sister Ana was born in 1990 🎂": "current",
+    }
+    assert by_text["I live in London"]["replaced_by"] == by_text["I moved to Paris"]["uid"]
+    alice = await bot.owner(ALICE)
+    alice_before = bot.memories(alice)
+
+    # Carol restores Alice's file as her own: a document with the caption /import
+    await bot.say(CAROL, CAROL, "/start")
+    done, _ = await bot.send_file(CAROL, CAROL, export.document.data, "backup.json", "/import")
+    assert done.body == "Import done: 3 added, 0 updated, 0 unchanged."
+    carol = await bot.owner(CAROL)
+    assert carol != alice
+    assert bot.memories(carol) == alice_before
+    [(carol_london_next,)] = bot.rows(
+        "SELECT replaced_by FROM memory WHERE owner_id = :o AND text = 'I live in London'", o=carol
+    )
+    [(carol_paris,)] = bot.rows(
+        "SELECT id FROM memory WHERE owner_id = :o AND text = 'I moved to Paris'", o=carol
+    )
+    assert carol_london_next == carol_paris  # the link points at Carol's copy, not Alice's
+    historical = await bot.say1(CAROL, CAROL, "/memories historical")
+    assert "1. I live in London" in historical
+    # again: idempotent
+    again, _ = await bot.send_file(CAROL, CAROL, export.document.data, "backup.json", "/import")
+    assert again.body == "Import done: 0 added, 0 updated, 3 unchanged."
+    assert bot.memories(alice) == alice_before  # Alice's own memories were never touched
+
+    def snapshot() -> list[tuple[Any, ...]]:
+        return bot.rows("SELECT * FROM memory ORDER BY id") + bot.rows(
+            "SELECT id, memory_id, kind FROM memory_event ORDER BY id"
+        )
+
+    before = snapshot()
+    # a malformed file: one bad record among good ones changes nothing, and says why
+    bad = json.loads(export.document.data)
+    bad["memories"].append({"uid": "x1", "text": "I am new here"})  # no created_at
+    bad["memories"][0]["text"] = "I live in Rome"
+    reply, _ = await bot.send_file(CAROL, CAROL, json.dumps(bad).encode(), "bad.json", "/import")
+    assert reply.body.startswith("Nothing was imported. The backup is malformed at memories.3.")
+    reply, _ = await bot.send_file(CAROL, CAROL, b'{"format": "memory-assis', "cut.json", "/import")
+    assert reply.body.startswith("Nothing was imported. The file is not valid JSON (line 1")
+    reply, _ = await bot.send_file(CAROL, CAROL, b"\xff\xfe\x00binary", "photo.json", "/import")
+    assert reply.body == "Nothing was imported. The file is not UTF-8 text, so it is not a backup from this bot."
+    assert snapshot() == before
+
+    # too large: refused from the announced size, before anything is downloaded
+    huge = b" " * 6_000_000
+    reply, huge_id = await bot.send_file(CAROL, CAROL, huge, "huge.json", "/import")
+    assert reply.body == "That file is too big to import (6.0 MB); the limit is 5.0 MB."
+    fetched = [c.params["file_id"] for c in bot.tg.calls_to("getFile")]
+    assert len(fetched) == 5 and huge_id not in fetched  # the five files above, not this one
+    assert snapshot() == before
+
+    # a document without /import is not taken for one
+    reply, _ = await bot.send_file(CAROL, CAROL, export.document.data, "backup.json", None)
+    assert reply.body.startswith("I can only read text for now. To restore a backup")
+    assert snapshot() == before
+
+
+# ---------------------------------------------------------------------------- flood control
+
+
+async def test_429_storm_every_message_delivered_once(bot: Running) -> None:
+    await bot.say(ALICE, ALICE, "remember: I live in London")
+    bot.tg.fail_next("sendMessage", 3, status=429, retry_after=1)
+    bot.tg.fail_next("answerCallbackQuery", 1, status=429, retry_after=1)
+    bot.tg.fail_next("editMessageText", 1, status=429, retry_after=1)
+    bot.tg.inject_text(ALICE, ALICE, "remember: I moved to Paris")
+    for text in ("remember: I like green tea", "remember: I play chess on Sundays", "/memories"):
+        bot.tg.inject_text(CAROL, CAROL, text)
+    [_, question] = await bot.tg.wait_for_sent(ALICE, 2, timeout=15)
+    qid = bot.tg.press_button(ALICE, ALICE, question.message_id, label=PAST)
+    await bot.tg.wait_for_sent(CAROL, 3, timeout=15)
+    assert (await bot.tg.wait_for_answer(qid, timeout=15))["text"] == "Done."
+    await bot.tg.wait_for(lambda: question.edit_count == 1, timeout=15, what="the edit")
+    await bot.say(ALICE, ALICE, "/help")  # a barrier: everything before it is done
+    await bot.say(CAROL, CAROL, "/help")
+
+    assert [m.body[:30] for m in bot.tg.sent(ALICE)] == [
+        "Saved: “I live in London”",
+        "Done: “I live in London” is no",
+        render.HELP[:30],
+    ]
+    assert [m.body for m in bot.tg.sent(CAROL)] == [
+        "Saved: “I like green tea”",
+        "Saved: “I play chess on Sundays”",
+        "Your memories (2):\n— Current —\n1. I like green tea\n2. I play chess on Sundays",
+        render.HELP,
+    ]
+    calls = bot.tg.calls_to("sendMessage")
+    assert [c.status for c in calls].count(429) == 3
+    delivered = [(c.params["chat_id"], c.params["text"]) for c in calls if c.status == 200]
+    assert len(delivered) == len(set(delivered)) == 7  # each once, none lost
+    for refused in (c for c in calls if c.status == 429):  # each resent after retry_after
+        resent = [
+            c for c in calls
+            if c.status == 200 and (c.params["chat_id"], c.params["text"]) == (
+                refused.params["chat_id"], refused.params["text"]
+            )
+        ]
+        assert len(resent) == 1 and resent[0].at - refused.at >= 0.9
+    assert [c.status for c in bot.tg.calls_to("answerCallbackQuery")] == [429, 200]
+    assert [c.status for c in bot.tg.calls_to("editMessageText")] == [429, 200]
+    assert len(bot.tg.callback_answers[qid]) == 1
+    # and the database holds each fact once, the conflict settled once
+    assert sorted(t for (t,) in bot.rows("SELECT text FROM memory")) == [
+        "I like green tea",
+        "I live in London",
+        "I moved to Paris",
+        "I play chess on Sundays",
+    ]
+    assert bot.rows("SELECT status, resolution FROM conflict") == [("settled", "past")]
