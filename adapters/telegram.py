@@ -908,5 +908,8 @@ def _too_big(size: int | None, limit: int) -> str:
     def mb(n: int) -> str:
         return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n:,} bytes"
 
-    got = f" ({mb(size)})" if size else ""
-    return f"That file is too big to import{got}; the limit is {mb(limit)}."
+    got, cap = (mb(size) if size else ""), mb(limit)
+    if got == cap:  # just over the limit: "(5.0 MB); the limit is 5.0 MB" would say nothing
+        got, cap = f"{size:,} bytes", f"{limit:,} bytes"
+    got = f" ({got})" if size else ""
+    return f"That file is too big to import{got}; the limit is {cap}."

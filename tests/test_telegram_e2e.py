@@ -474,6 +474,30 @@ async def test_forty_memories_paged_with_next_and_previous(bot: Running) -> None
     assert fifteenth not in page.body and f"15. {texts[15]}" in page.body
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: pages hold 10 memories whatever their length; a page longer than 4,096 "
+    "characters goes out in several messages and Next edits only the last one, so the first "
+    "chunks of page 1 stay in the chat above page 2 (the core should page by length too)",
+)
+async def test_next_replaces_a_whole_page_of_long_memories(bot: Running) -> None:
+    rng = random.Random(12)
+    await bot.say(ALICE, ALICE, "/start")
+    owner = await bot.owner(ALICE)
+    assert owner is not None
+    for _ in range(12):
+        assert (await bot.app.memory.remember(owner, long_fact(rng), source="command")).memory
+    bot.tg.inject_text(ALICE, ALICE, "/memories")
+    await bot.tg.wait_for(lambda: any(m.buttons for m in bot.tg.sent(ALICE)), what="the page")
+    page_1 = bot.tg.sent(ALICE)[1:]
+    assert len(page_1) > 1 and [bool(m.buttons) for m in page_1][-1]  # split, buttons last
+    await bot.press(ALICE, ALICE, page_1[-1], "Next ▶")
+    await bot.tg.wait_for(lambda: page_1[-1].edit_count == 1, what="page 2")
+    shown = "\n".join(m.body for m in bot.tg.sent(ALICE)[1:])
+    assert "Page 2 of 2" in shown
+    assert "\n1. " not in shown  # page 1 is gone, as it is when a page fits one message
+
+
 # ---------------------------------------------------------------------------- export and import
 
 
@@ -545,8 +569,14 @@ async def test_export_and_import_as_documents(bot: Running) -> None:
     huge = b" " * 6_000_000
     reply, huge_id = await bot.send_file(CAROL, CAROL, huge, "huge.json", "/import")
     assert reply.body == "That file is too big to import (6.0 MB); the limit is 5.0 MB."
+    # just over the limit: the sizes must not both read "5.0 MB"
+    reply, over_id = await bot.send_file(CAROL, CAROL, b" " * 5_000_001, "over.json", "/import")
+    assert reply.body == (
+        "That file is too big to import (5,000,001 bytes); the limit is 5,000,000 bytes."
+    )
     fetched = [c.params["file_id"] for c in bot.tg.calls_to("getFile")]
-    assert len(fetched) == 5 and huge_id not in fetched  # the five files above, not this one
+    assert len(fetched) == 5  # the five files above, neither of these two
+    assert huge_id not in fetched and over_id not in fetched
     assert snapshot() == before
 
     # a document without /import is not taken for one
