@@ -18,7 +18,8 @@ import re
 import string
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from sqlalchemy import text as sql
 from adapters.telegram import TelegramAdapter
 from bot import render
 from bot.app import App, build_app
+from bot.config import Settings
 from bot.core import REFUSALS
 from bot.events import Button, ChatRef, Outgoing
 from bot.memory.buttons import ClaimStatus
@@ -52,8 +54,24 @@ class Running:
     """The stand-in, the assembled app and the adapter, plus helpers that speak for people."""
 
     tg: TelegramStandIn
-    app: App
-    adapter: TelegramAdapter
+    settings: Settings
+    app: App = field(init=False)
+    adapter: TelegramAdapter = field(init=False)
+    up: bool = field(default=False, init=False)
+
+    async def start(self) -> None:
+        """Assemble and start the bot the way bot.runner does (one app, the Telegram adapter)."""
+        self.app = build_app(self.settings)
+        self.adapter = TelegramAdapter(self.app.core, self.settings)
+        self.up = True
+        await self.adapter.start()
+        await self.app.start_background()
+
+    async def stop(self) -> None:
+        if self.up:
+            self.up = False
+            await self.adapter.stop()
+            await self.app.close()
 
     async def say(
         self, chat: int, user: int, text: str, *, answer_in: int | None = None, expect: int = 1
@@ -100,7 +118,7 @@ class Running:
 
 
 @pytest.fixture(params=["sqlite"])
-def database_url(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[str]:  # type: ignore[misc]
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The database the bot runs on; tests opt into PostgreSQL with `indirect` parametrisation.
 
     build_app takes only a URL, so the per-test PostgreSQL schema is chosen through the
@@ -116,7 +134,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[str]
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     try:
-        yield f"{TEST_POSTGRES_URL}?options=-csearch_path%3D{schema}"
+        joiner = "&" if "?" in TEST_POSTGRES_URL else "?"
+        yield f"{TEST_POSTGRES_URL}{joiner}options=-csearch_path%3D{schema}"
         with psycopg.connect(dsn) as conn:  # the bot really worked in the test's own schema
             [(tables,)] = conn.execute(
                 "SELECT count(*) FROM information_schema.tables "
@@ -136,15 +155,12 @@ async def bot(tg: TelegramStandIn, database_url: str) -> AsyncIterator[Running]:
         telegram_bot_token=tg.token,
         telegram_api_base_url=tg.base_url,
     )
-    app = build_app(settings)
-    adapter = TelegramAdapter(app.core, settings)
-    await adapter.start()
-    await app.start_background()
+    running = Running(tg, settings)
+    await running.start()
     try:
-        yield Running(tg, app, adapter)
+        yield running
     finally:
-        await adapter.stop()
-        await app.close()
+        await running.stop()
 
 
 @pytest.fixture
@@ -273,6 +289,8 @@ async def test_second_person_in_group_cannot_press_anothers_button(bot: Running)
         Outgoing(text="Alice has a question waiting about her memories.", buttons=buttons),
     )
     [group_msg] = bot.tg.sent(GROUP)
+    shown = (group_msg.text, group_msg.buttons)
+    assert group_msg.buttons == question.buttons
     owner = await bot.owner(ALICE)
     before = bot.rows("SELECT id, text, status, replaced_by, deleted_at FROM memory ORDER BY id")
     tokens_before = bot.rows("SELECT token, used_at FROM button_token ORDER BY token")
@@ -289,7 +307,7 @@ async def test_second_person_in_group_cannot_press_anothers_button(bot: Running)
     assert bot.rows("SELECT status FROM conflict") == [("pending",)]
     assert await bot.owner(BOB) is None
     assert group_msg.edit_count == 0 and question.edit_count == 0
-    assert [m.body for m in bot.tg.sent(GROUP)][0] == group_msg.body
+    assert (group_msg.text, group_msg.buttons) == shown
     assert len(bot.tg.sent(GROUP)) == 2 and bot.tg.sent(CAROL) == []  # the "hi" answer only
     review = await bot.say1(ALICE, ALICE, "/memories review")
     assert "1. I live in London" in review  # still waiting for Alice
@@ -397,8 +415,8 @@ def long_fact(rng: random.Random, chars: int = 2000) -> str:
 
 
 async def test_ten_thousand_character_list_is_split_within_telegram_limits(bot: Running) -> None:
-    """The longest real output: /memories of five facts at the 2,000-character limit, which is
-    not paged (a page holds 10), so one reply of over 10,000 characters."""
+    """A real path to a reply far over 4,096 characters: /memories of five facts at the
+    2,000-character limit is not paged (a page holds 10), so it is one reply of 10,000+."""
     rng = random.Random(4096)
     facts = [long_fact(rng) for _ in range(5)]
     for fact in facts:
@@ -584,6 +602,19 @@ async def test_export_and_import_as_documents(bot: Running) -> None:
     assert reply.body.startswith("I can only read text for now. To restore a backup")
     assert snapshot() == before
 
+    # "/import" first, as the bot's hint says, then the bare file
+    hint = await bot.say1(CAROL, CAROL, "/import")
+    assert hint == "Send the backup file together with /import (as its caption or message)."
+    reply, _ = await bot.send_file(CAROL, CAROL, export.document.data, "backup.json", None)
+    assert reply.body == "Import done: 0 added, 0 updated, 3 unchanged."
+    # from a group, with /import@bot as the caption: the report comes in private
+    before_dm = len(bot.tg.sent(CAROL))
+    bot.tg.inject_document(GROUP, CAROL, export.document.data, "b.json", caption=f"/import@{BOT}")
+    [report] = (await bot.tg.wait_for_sent(CAROL, before_dm + 1))[before_dm:]
+    assert report.body == "Import done: 0 added, 0 updated, 3 unchanged."
+    assert bot.tg.sent(GROUP) == []
+    assert snapshot() == before
+
 
 # ---------------------------------------------------------------------------- flood control
 
@@ -638,3 +669,35 @@ async def test_429_storm_every_message_delivered_once(bot: Running) -> None:
         "I play chess on Sundays",
     ]
     assert bot.rows("SELECT status, resolution FROM conflict") == [("settled", "past")]
+
+
+# ---------------------------------------------------------------------------- restarts, undo
+
+
+async def test_buttons_keep_working_after_a_restart(bot: Running) -> None:
+    await bot.say(ALICE, ALICE, "remember: I live in London")
+    [question] = await bot.say(ALICE, ALICE, "remember: I moved to Paris")
+    await bot.stop()  # the process goes away; the question stays in the chat
+    await bot.start()  # a new app and adapter on the same database
+    assert (await bot.press(ALICE, ALICE, question, PAST))["text"] == "Done."
+    await bot.tg.wait_for(lambda: question.edit_count == 1, what="the question settled")
+    assert "is now past" in (question.text or "")
+    owner = await bot.owner(ALICE)
+    assert bot.memories(owner)["I live in London"] == ("historical", False)
+
+
+async def test_forget_then_undo_button(bot: Running) -> None:
+    await bot.say(ALICE, ALICE, "remember: I like green tea")
+    await bot.say(ALICE, ALICE, "remember: My cat is called Miso")
+    await bot.say(ALICE, ALICE, "/memories")
+    [deleted] = await bot.say(ALICE, ALICE, "/forget 2")
+    assert deleted.body.startswith("Deleted “My cat is called Miso”. It is gone for good in 10 minutes")
+    owner = await bot.owner(ALICE)
+    assert bot.memories(owner)["My cat is called Miso"] == ("current", True)
+    assert "Miso" not in await bot.say1(ALICE, ALICE, "/memories")
+
+    assert (await bot.press(ALICE, ALICE, deleted, "Undo"))["text"] == "Undone."
+    await bot.tg.wait_for(lambda: deleted.edit_count == 1, what="the undo edit")
+    assert deleted.buttons == []  # nothing left to press
+    assert bot.memories(owner)["My cat is called Miso"] == ("current", False)
+    assert "2. My cat is called Miso" in await bot.say1(ALICE, ALICE, "/memories")
