@@ -99,6 +99,9 @@ def build_app(settings: Settings, *, embedder: Any = _UNSET, with_model: bool = 
     core = Core(settings=settings, memory=memory)
     parts: dict[str, Any] = {"semantic": SemanticWarmup(semantic)}
     app = App(settings=settings, db=db, memory=memory, core=core, parts=parts)
+    from scheduler import install as install_scheduler  # reminders, tidy, purge, re-check (before conversation: it adds a job)
+
+    install_scheduler(app)
     from bot import conversation  # the chat turn, the model client (when a key is set), extraction
 
     conversation.install(app, with_model=with_model)
