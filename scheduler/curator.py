@@ -134,7 +134,10 @@ class Curator:
         model_used = False
         judge = self.junk_judge()
         if judge is not None:
-            candidates = rules.junk_candidates(snap.items, snap.ran_at)
+            # after an incomplete run (no fingerprint stored) look at the newest again, not
+            # only at what came since that run
+            since = snap.ran_at if snap.stored_fingerprint is not None else None
+            candidates = rules.junk_candidates(snap.items, since)
             if candidates:
                 model_used = True
                 try:
