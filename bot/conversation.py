@@ -377,6 +377,12 @@ class Conversation:
             metrics.chat_calls, metrics.tool_rounds = exc.calls, exc.rounds
             metrics.tool_calls = len(exc.outcomes)
             return await self._from_memory(turn, text, exc.reason, exc.outcomes, metrics)
+        except StorageError:
+            raise  # the core answers with its one storage message
+        except Exception:
+            # A bug or a surprise from a library must not cost the person an answer.
+            log.exception("chat turn failed; answering from memory")
+            return await self._from_memory(turn, text, "error", [], metrics)
         finally:
             typing.cancel()
         metrics.chat_calls, metrics.tool_rounds, metrics.tool_calls = answer.calls, answer.rounds, len(answer.outcomes)

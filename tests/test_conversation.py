@@ -34,6 +34,7 @@ async def test_moving_city_in_passing_asks_then_recall_follows_the_answer(kit: C
     assert saved.text == "Saved: “I live in London”"
 
     reply = only(await kit.say("we finally moved to Lisbon last month, loving it"))
+    sent_before_return = len(kit.server.message_requests)
     assert reply.text == "Happy to help with that."
     await kit.settle()
 
@@ -42,6 +43,7 @@ async def test_moving_city_in_passing_asks_then_recall_follows_the_answer(kit: C
     kinds = [r for r in (kit.server.message_requests)]
     order = [r.json["model"] for r in kinds]
     assert order == ["standin-chat", "standin-extract"]
+    assert sent_before_return == 1  # the extraction request came after the turn had returned
 
     # The conflict question was pushed to the chat with its four buttons.
     (chat, question), = kit.sender.pushes

@@ -154,3 +154,22 @@ async def test_group_notices_are_private(kit: ChatKit):
     await kit.settle()
     (chat, notice), = kit.sender.pushes
     assert notice.private and chat.chat_id == "g1" and chat.user_id == "u1"
+
+
+async def test_extraction_waits_for_the_turn_that_spawned_it(kit: ChatKit):
+    """The flow starts only once the person's lock is free, i.e. once the turn has returned."""
+    from bot.core import Turn
+    from bot.events import ChatRef
+
+    kit.brain.facts = lambda convo: ["I live in Oslo"]
+    owner = await kit.core.memory.owner_for("console", "u1")
+    turn = Turn(owner_id=owner, platform="console", chat=ChatRef("console", "u1", "u1"), is_group=False, user_id="u1")
+    lock = kit.core.lock_for(owner)
+    await lock.acquire()  # what the core holds while a turn runs
+    kit.conversation.extractor.spawn(turn, "I live in Oslo these days", None)
+    await asyncio.sleep(0.5)
+    assert requests_of(kit.server, "extract") == [] and await stored(kit) == {}
+    lock.release()  # the turn returned
+    await kit.settle()
+    assert len(requests_of(kit.server, "extract")) == 1
+    assert await stored(kit) == {"I live in Oslo": "current"}
