@@ -53,6 +53,17 @@ SEND_TIMEOUT_SECONDS = 60.0
 _PARTNERS = frozenset(
     {"girlfriend", "boyfriend", "wife", "husband", "partner", "fiance", "fiancee", "fiancé", "fiancée", "spouse"}
 )
+_STATUSES = frozenset({"single", "married", "engaged", "divorced", "widowed", "separated"})
+# Values that name the topic, not a value ("I quit my job" -> "job"): nothing to ask about.
+_GENERIC_VALUES = frozenset(
+    {"job", "work", "career", "car", "vehicle", "home", "house", "place", "city", "town", "country"}
+)
+# A fact that is itself about an ending, an absence or a search is not asked as "Still ...?".
+_NOT_A_STATE = re.compile(
+    r"\b(?:not|no longer|never|anymore|any more|used to|quit|lost|left|looking for|searching for|"
+    r"broke up|without)\b|n['’]t\b",
+    re.I,
+)
 
 
 # --- pure rules ----------------------------------------------------------------------------
@@ -85,10 +96,12 @@ def candidate_of(memory_id: int, text: str, slot: str | None, confirmed_at: date
     """A memory as a re-check candidate, or None when it is not a single-value fact that names
     its value (only what can be asked as "Still ...?" is asked)."""
     slot = slot or detect_slot(text)
-    if slot not in RECHECK_SLOTS:
+    if slot not in RECHECK_SLOTS or _NOT_A_STATE.search(text):
         return None
     value = slot_value(text, slot)
-    if not value:
+    if not value or value.lower() in _GENERIC_VALUES:
+        return None
+    if slot == "relationship" and value.lower() not in _PARTNERS | _STATUSES:
         return None
     return Candidate(memory_id, text, slot, value, confirmed_at or created_at)
 
@@ -124,9 +137,9 @@ def question(c: Candidate) -> str:
         if re.search(r"\b(?:at|for)\s+" + re.escape(c.value), c.text, re.I):
             return f"Still working at {v}?"
         return f"Still working as {_article(v)} {v}?"
+    if c.slot == "relationship" and c.value.lower() in _PARTNERS:
+        return f"Still with your {v}?"
     if c.slot == "relationship":
-        if c.value.lower() in _PARTNERS:
-            return f"Still with your {v}?"
         return f"Still {v}?"
     return f"Is this still true: {render.quote(c.text)}?"  # pragma: no cover - slots are listed
 
