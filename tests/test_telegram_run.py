@@ -12,12 +12,14 @@ import os
 import signal
 import sqlite3
 import sys
+from contextlib import closing
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from bot import render
+from bot.menu import COMMAND_MENU
 from tests.standins.telegram_api import TelegramStandIn
 from tests.telegram_helpers import ALICE, tg  # noqa: F401
 
@@ -93,7 +95,7 @@ async def start_child(tmp_path: Path) -> AsyncIterator:
 
 
 def assert_no_token(text: str, token: str) -> None:
-    bot_id, secret = token.split(":", 1)
+    secret = token.split(":", 1)[1]
     assert secret not in text
     assert token not in text
 
@@ -110,7 +112,7 @@ async def test_run_answers_on_telegram_and_stops_on_sigterm(
             await child.finish()
             pytest.fail(f"the bot exited with {child.proc.returncode}: {child.output}")
         raise
-    assert [c["command"] for c in tg.default_commands][:2] == ["help", "memories"]
+    assert tg.default_commands == [{"command": n, "description": d} for n, d in COMMAND_MENU]
 
     tg.inject_text(ALICE, ALICE, "remember: I live in London")
     [saved] = await tg.wait_for_sent(ALICE, 1, timeout=30)
@@ -132,7 +134,7 @@ async def test_run_answers_on_telegram_and_stops_on_sigterm(
     assert_no_token(child.output, tg.token)
 
     # what was acknowledged is on disk
-    with sqlite3.connect(tmp_path / "bot.db") as db:
+    with closing(sqlite3.connect(tmp_path / "bot.db")) as db:
         assert db.execute("SELECT text, status FROM memory").fetchall() == [
             ("I live in London", "current")
         ]
@@ -158,5 +160,5 @@ async def test_run_with_a_rejected_token_exits_with_one_clear_line(
     lines = [ln for ln in child.stderr.decode().splitlines() if ln.strip()]
     assert len(lines) == 1, lines
     assert lines[0].startswith("error: Telegram could not start: ")
-    assert "TELEGRAM_BOT_TOKEN" in lines[0] and "rejected" in lines[0]
+    assert "TELEGRAM_BOT_TOKEN" in lines[0] and "rejected it (Unauthorized)" in lines[0]
     assert_no_token(child.output, wrong)
