@@ -169,7 +169,9 @@ class MergeReport:
 
 
 async def link_with_code(core: "Core", turn: "Turn", typed: str) -> list[Outgoing]:
-    other = await _tx(core, tx.code_owner, typed)
+    """Claim the code and merge, holding the code owner's lock as well as the typer's own (the
+    core holds that one): the merge must not interleave with that owner's messages."""
+    other: int | None = await _tx(core, tx.code_owner, typed)
     lock: asyncio.Lock | None = None
     try:
         if other is not None and other != turn.owner_id:
@@ -177,18 +179,18 @@ async def link_with_code(core: "Core", turn: "Turn", typed: str) -> list[Outgoin
         claimed: tx.Claimed = await _tx(core, tx.claim_code, turn.platform, turn.user_id, typed)
         if claimed.outcome is not tx.Outcome.LINKED:
             return [reply(turn, refusal(claimed))]
-        assert claimed.surviving_owner is not None and claimed.home_owner is not None
-        assert claimed.identity_id is not None
-        if claimed.surviving_owner != other:  # cannot happen (codes never change owner); be safe
+        surviving, home, identity_id = claimed.surviving_owner, claimed.home_owner, claimed.identity_id
+        assert surviving is not None and home is not None and identity_id is not None
+        if surviving != other:  # cannot happen (a code never changes owner); never merge unlocked
             raise RuntimeError("link code changed owner between the check and the claim")
-        report = await merge(core, claimed.surviving_owner, claimed.home_owner, claimed.identity_id)
+        report = await merge(core, surviving, home, identity_id)
     except _Busy:
         return [reply(turn, BUSY)]
     finally:
         if lock is not None:
             lock.release()
-    joined = dataclasses.replace(turn, owner_id=claimed.surviving_owner)
     await _tell_issuer(core, claimed, turn)
+    joined = dataclasses.replace(turn, owner_id=surviving)  # the questions belong to the shared memory
     return await _merge_messages(core, joined, report, peers=claimed.peers)
 
 

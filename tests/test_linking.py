@@ -426,3 +426,16 @@ async def test_forget_me_while_linked_also_forgets_the_dormant_memories(core, da
     await say(core, DC, "ally", "/unlink")
     assert "nothing yet" in await listed(core, DC, "ally") and "nothing yet" in await listed(core, TG, "alice")
     assert rows(database, "SELECT count(*) FROM memory") == [(0,)]
+
+
+async def test_after_unlink_undo_cannot_reopen_a_question_about_a_memory_that_left(core, database) -> None:
+    await say(core, TG, "alice", "remember: I live in London")
+    await say(core, DC, "ally", "remember: I live in Paris")
+    _, question = await say(core, DC, "ally", f"/link {await code_of(core, TG, 'alice')}")
+    await press(core, DC, "ally", question, PAST)  # London past, replaced by the copy of Paris
+    await say(core, DC, "ally", "/unlink")
+    await say(core, TG, "alice", "/undo")
+    assert "I live in London" in await listed(core, TG, "alice", "historical")
+    assert "Nothing is waiting" in await listed(core, TG, "alice", "review")
+    alice = await owner(core, TG, "alice")
+    assert rows(database, "SELECT count(*) FROM conflict WHERE owner_id = :o AND status = 'pending'", o=alice) == [(0,)]

@@ -31,6 +31,7 @@ from sqlmodel import Session, select
 from bot.memory.changes import void_conflicts_naming
 from bot.memory.models import (
     Action,
+    Conflict,
     EventKind,
     Identity,
     LinkCode,
@@ -428,6 +429,24 @@ class Unlinked:
     identity_went_home: bool = False  # the identity that asked is the one that left
 
 
+def _seal_actions_about(s: Session, owner_id: int, copy_ids: set[int]) -> None:
+    """Changes made while linked that involve a memory about to leave (an edit of it, a question
+    it was part of) can no longer be undone one by one: undoing them afterwards would reopen a
+    question about a memory that is gone, or act on one that lives elsewhere now."""
+    if not copy_ids:
+        return
+    touched = set(s.exec(select(MemoryEvent.action_id).where(MemoryEvent.memory_id.in_(copy_ids))))  # type: ignore[union-attr]
+    questions = {
+        c.id
+        for c in s.exec(select(Conflict).where(Conflict.owner_id == owner_id))
+        if c.new_memory_id in copy_ids or copy_ids & set(json.loads(c.old_ids_json))
+    }
+    for action in s.exec(select(Action).where(Action.owner_id == owner_id, Action.undoable == True)):  # noqa: E712
+        if action.id in touched or (action.conflict_id is not None and action.conflict_id in questions):
+            action.undoable = False
+            s.add(action)
+
+
 def _creation_snapshot(s: Session, copy: Memory) -> dict[str, object] | None:
     ev = s.exec(
         select(MemoryEvent)
@@ -456,7 +475,7 @@ def _separate(s: Session, ident: Identity) -> Separated:
     action_h = new_action(s, home, KIND_UNLINK, _mark(ident.id), actor=LINK_ACTOR, undoable=False)
 
     copies = _copies(s, surviving, home, live_only=False)
-    copy_ids = {c.id for c in copies}
+    _seal_actions_about(s, surviving, {c.id for c in copies if c.id is not None})
     # 1. questions about a copy no longer make sense in the surviving owner; voiding them puts
     #    the surviving owner's own facts they held as unsure back to current
     for c in copies:
@@ -504,11 +523,9 @@ def _separate(s: Session, ident: Identity) -> Separated:
                 setattr(orig, f, getattr(c, f))
             if "text" in changed:
                 orig.embedding = c.embedding
-            if "status" in changed:
-                target = c.replaced_by
-                orig.replaced_by = (
-                    orig_of_copy[target].id if target in copy_ids and target in orig_of_copy else None
-                ) if c.status == Status.HISTORICAL.value else None
+            if "status" in changed:  # past now: linked to what replaced it only if that came home too
+                target = orig_of_copy.get(c.replaced_by) if c.status == Status.HISTORICAL.value and c.replaced_by else None
+                orig.replaced_by = target.id if target is not None else None
             orig.uses = max(orig.uses, c.uses)
             touch(orig)
             s.add(orig)
