@@ -13,7 +13,6 @@ import json
 import re
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import text as sql
 
 from bot.core import REFUSALS
