@@ -26,10 +26,24 @@ from bot.memory.service import MemoryService
 
 log = logging.getLogger(__name__)
 
-# Platforms that page long lists with buttons, and how many items a page holds. The terminal is
-# not paged.
-PAGE_SIZES: dict[str, int | None] = {"console": None, "telegram": 10, "discord": 10}
-DEFAULT_PAGE_SIZE = 10
+
+
+@dataclass(frozen=True)
+class Paging:
+    """How a platform pages long lists: at most `items` per page and `chars` of text, so that a
+    page is always one message (Next/Previous edit that one message)."""
+
+    items: int
+    chars: int
+
+
+# The terminal is not paged; the others page within their message length limits.
+PAGING: dict[str, Paging | None] = {
+    "console": None,
+    "telegram": Paging(items=10, chars=3800),
+    "discord": Paging(items=10, chars=1800),
+}
+DEFAULT_PAGING = Paging(items=10, chars=1800)
 
 REFUSALS = {
     ClaimStatus.UNKNOWN: "This button is not valid (any more).",
@@ -54,8 +68,8 @@ class Turn:
     message_id: str | None = None
 
     @property
-    def page_size(self) -> int | None:
-        return PAGE_SIZES.get(self.platform, DEFAULT_PAGE_SIZE)
+    def paging(self) -> Paging | None:
+        return PAGING.get(self.platform, DEFAULT_PAGING)
 
 
 PressHandler = Callable[["Core", Turn, Claim, ButtonPress], Awaitable[list[Outgoing]]]
@@ -96,8 +110,8 @@ class Core:
             # the order they arrived in even while their owner is being looked up.
             async with self.lock_for(("identity", message.platform, message.user_id)):
                 return await self._message(message)
-        except StorageError:
-            return [Outgoing(StorageError.person_message)]
+        except StorageError as exc:  # unavailable, or changed at the same moment elsewhere
+            return [Outgoing(exc.person_message)]
         except Exception:
             log.exception("failed to handle a message")
             return [Outgoing(SOMETHING_WRONG)]
@@ -147,8 +161,8 @@ class Core:
                     message_id=press.message_id,
                 )
                 return await handler(self, turn, claim, press)
-        except StorageError:
-            return [Outgoing(notice="Storage is unavailable; nothing was changed.", text=StorageError.person_message)]
+        except StorageError as exc:
+            return [Outgoing(notice="Nothing was changed.", text=exc.person_message)]
         except Exception:
             log.exception("failed to handle a button press")
             return [Outgoing(notice=SOMETHING_WRONG)]

@@ -14,11 +14,14 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
+from sqlalchemy import or_, update
 from sqlmodel import Session, select
 
 from bot.memory.models import ButtonToken, new_uid, utcnow
 
 TOKEN_BYTES = 9  # 12 url-safe characters; 72 random bits
+# how issue() marks a button that stays usable (paging): '"_single": false' in its payload JSON
+_MULTI_USE = '%"_single": false%'
 MAX_TOKEN_LENGTH = 32
 
 
@@ -102,7 +105,26 @@ def claim(s: Session, token: str, owner_id: int | None) -> Claim:
     if row.expires_at is not None and row.expires_at < now:
         return Claim(ClaimStatus.EXPIRED, row.action, payload, row.group_id)
     if single:
-        retire_group(s, row.group_id)
+        # One conditional UPDATE uses up every single-use button of the message at once and
+        # decides who pressed first: of two presses at the same moment (two processes, a double
+        # tap, two different answers to one question) exactly one gets OK, the other is told it
+        # was done. The loser matches no row: it waited for the winner's row locks (PostgreSQL)
+        # or write lock (SQLite) and then found them used.
+        action, group = row.action, row.group_id
+        used = s.execute(
+            update(ButtonToken)
+            .where(
+                ButtonToken.group_id == group,  # type: ignore[arg-type]
+                ButtonToken.used_at.is_(None),  # type: ignore[union-attr]
+                or_(ButtonToken.token == token, ButtonToken.payload_json.not_like(_MULTI_USE)),  # type: ignore[arg-type,union-attr]
+            )
+            .values(used_at=now)
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        s.expire(row)
+        if used == 0:  # all-or-nothing per message, so 0 means another press used ours too
+            return Claim(ClaimStatus.USED, action, payload, group)
+        return Claim(ClaimStatus.OK, action, payload, group)
     return Claim(ClaimStatus.OK, row.action, payload, row.group_id)
 
 

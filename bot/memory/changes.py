@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from sqlalchemy import update
 from sqlmodel import Session, delete, select
 
 from bot.memory import conflict as rules
@@ -117,9 +118,17 @@ def void_conflicts_naming(s: Session, owner_id: int, memory_id: int | None) -> N
         old_ids = json.loads(c.old_ids_json)
         if c.new_memory_id != memory_id and memory_id not in old_ids:
             continue
-        c.status = "void"
-        c.settled_at = utcnow()
-        s.add(c)
+        # Conditional, like settling it: an answer given at the same moment in another process
+        # wins or loses as a whole, never half-overwritten by this void.
+        voided = s.execute(
+            update(Conflict)
+            .where(Conflict.id == c.id, Conflict.status == "pending")  # type: ignore[arg-type]
+            .values(status="void", settled_at=utcnow())
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        s.expire(c)
+        if voided != 1:
+            continue
         for oid in old_ids:
             if oid == memory_id:
                 continue

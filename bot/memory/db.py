@@ -21,14 +21,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import event, text
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
 from bot.memory import models
-from bot.memory.models import SCHEMA_VERSION, SchemaInfo, utcnow
+from bot.memory.models import SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -48,6 +49,18 @@ class SchemaTooNew(StorageError):
     """The database was written by a newer version of the bot."""
 
 
+class ConcurrentUpdate(StorageError):
+    """Another process (or request) changed the same rows at the same moment, so this write was
+    refused and rolled back: a memory's version no longer matched (optimistic locking), or
+    PostgreSQL chose this transaction as a deadlock or serialization victim. Verbs that can be
+    re-evaluated on fresh data retry; the others say so and change nothing."""
+
+    person_message = (
+        "That changed at the same moment somewhere else (another message or device), so I left "
+        "it as it is. Please look again and retry."
+    )
+
+
 SQLITE_FTS_DDL = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5("
     "owner_tag, text, tokenize='porter unicode61 remove_diacritics 2')",
@@ -63,14 +76,13 @@ POSTGRES_FTS_DDL = (
     "CREATE INDEX IF NOT EXISTS ix_memory_tsv ON memory USING GIN (to_tsvector('english', text))",
 )
 
-# version -> function upgrading a database from that version to the next one
-MIGRATIONS: dict[int, Callable[[Any], None]] = {}
+DEFAULT_BUSY_TIMEOUT = 30.0  # seconds a SQLite write waits for another process's lock
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
     cur.execute("PRAGMA secure_delete=ON")  # purged text must not linger in free pages
     try:
         cur.execute("PRAGMA journal_mode=WAL")
@@ -80,20 +92,48 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
+# PostgreSQL: the schema or a table is gone (dropped under a running bot): storage is not what
+# we expect, so refuse like any other unavailability rather than report a bug.
+_PG_MISSING = {"42P01", "3F000"}
+# PostgreSQL: this transaction lost a race (deadlock victim, serialization failure); retryable.
+_PG_CONTENTION = {"40P01", "40001"}
+
+
+def _sqlstate(exc: DBAPIError) -> str | None:
+    return getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+
+
+def _is_contention(exc: DBAPIError) -> bool:
+    return _sqlstate(exc) in _PG_CONTENTION
+
+
 def _is_unavailable(exc: DBAPIError) -> bool:
-    """Locked, corrupt, unreachable or read-only storage, as opposed to a constraint or a bug."""
-    return isinstance(exc, (OperationalError, InterfaceError)) or type(exc) is DatabaseError
+    """Locked, corrupt, unreachable, read-only or missing storage, as opposed to a constraint or
+    a bug."""
+    return (
+        isinstance(exc, (OperationalError, InterfaceError))
+        or type(exc) is DatabaseError
+        or _sqlstate(exc) in _PG_MISSING
+    )
 
 
 class Database:
     """One database, SQLite or PostgreSQL, chosen by URL."""
 
-    def __init__(self, url: str, *, pg_schema: str | None = None, create: bool = True) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        pg_schema: str | None = None,
+        create: bool = True,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
         self.url = url
         self.dialect = "postgresql" if url.startswith("postgresql") else "sqlite"
         self.pg_schema = pg_schema
+        self.busy_timeout = busy_timeout
         if self.dialect == "sqlite":
-            self.engine = self._sqlite_engine(url)
+            self.engine = self._sqlite_engine(url, busy_timeout)
             workers = 1
         else:
             connect_args: dict[str, Any] = {"connect_timeout": 5}
@@ -105,10 +145,14 @@ class Database:
             workers = 8
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="db")
         if create:
-            self.create_schema()
+            try:
+                self.create_schema()
+            except BaseException:
+                self.dispose()  # no pooled handle on a file or server we refused
+                raise
 
     @staticmethod
-    def _sqlite_engine(url: str) -> Engine:
+    def _sqlite_engine(url: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engine:
         raw = url.split(":///", 1)[1] if ":///" in url else ""
         if raw in ("", ":memory:"):
             engine = create_engine(
@@ -116,47 +160,17 @@ class Database:
             )
         else:
             Path(raw).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-        event.listen(engine, "connect", _sqlite_pragmas)
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy_timeout})
+        event.listen(engine, "connect", functools.partial(_sqlite_pragmas, busy_timeout=busy_timeout))
         return engine
 
     # --- schema -----------------------------------------------------------------------------
-    def create_schema(self) -> None:
-        """Create missing tables, check the stored version, run migrations."""
-        try:
-            with self.engine.begin() as conn:
-                if self.dialect == "postgresql" and self.pg_schema:
-                    conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{self.pg_schema}"'))
-                stored = self._stored_version(conn)
-                if stored is not None and stored > SCHEMA_VERSION:
-                    raise SchemaTooNew(
-                        f"The database is at schema version {stored}, newer than this code "
-                        f"({SCHEMA_VERSION}). Upgrade the bot; refusing to start."
-                    )
-                while stored is not None and stored < SCHEMA_VERSION:
-                    MIGRATIONS[stored](conn)
-                    stored += 1
-                SQLModel.metadata.create_all(conn)
-                for ddl in SQLITE_FTS_DDL if self.dialect == "sqlite" else POSTGRES_FTS_DDL:
-                    conn.execute(text(ddl))
-                conn.execute(text("DELETE FROM schema_info"))
-                conn.execute(
-                    SchemaInfo.__table__.insert().values(  # type: ignore[attr-defined]
-                        id=1, version=SCHEMA_VERSION, updated_at=utcnow()
-                    )
-                )
-        except SchemaTooNew:
-            raise
-        except (OperationalError, DBAPIError) as exc:
-            raise StorageError(f"cannot open the database: {exc.__class__.__name__}: {exc.orig}") from exc
+    def create_schema(self, *, target: int | None = None, migrations: dict[int, Any] | None = None) -> None:
+        """Check the stored schema version, run migrations, create what is missing; see
+        bot.memory.migrations. `target` and `migrations` exist for tests of the upgrade path."""
+        from bot.memory import migrations as schema
 
-    def _stored_version(self, conn: Any) -> int | None:
-        from sqlalchemy import inspect
-
-        if not inspect(conn).has_table("schema_info"):
-            return None
-        row = conn.execute(text("SELECT version FROM schema_info WHERE id = 1")).first()
-        return int(row[0]) if row else None
+        schema.prepare(self, target=target, steps=migrations)
 
     # --- sessions and the executor ---------------------------------------------------------
     @contextmanager
@@ -181,7 +195,13 @@ class Database:
     def _guarded(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
             return fn(*args, **kwargs)
+        except StaleDataError as exc:
+            log.info("concurrent update refused: %s", exc)
+            raise ConcurrentUpdate(str(exc)) from exc
         except DBAPIError as exc:
+            if _is_contention(exc):
+                log.info("concurrent update refused: %s", exc.orig)
+                raise ConcurrentUpdate(str(exc.orig)) from exc
             if not _is_unavailable(exc):
                 raise
             log.error("storage error: %s: %s", exc.__class__.__name__, exc.orig)
@@ -192,4 +212,4 @@ class Database:
         self.engine.dispose()
 
 
-__all__ = ["Database", "StorageError", "SchemaTooNew", "models"]
+__all__ = ["Database", "StorageError", "SchemaTooNew", "ConcurrentUpdate", "models"]

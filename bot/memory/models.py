@@ -19,6 +19,7 @@ from datetime import date, datetime, timezone
 from enum import StrEnum
 
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlalchemy.orm import declared_attr
 from sqlmodel import Field, SQLModel
 
 SCHEMA_VERSION = 1
@@ -137,7 +138,15 @@ class Memory(SQLModel, table=True):
     # set when a person deletes; the row is hidden at once and purged after the undo window
     deleted_at: datetime | None = None
     purged_at: datetime | None = None
+    # Optimistic locking: every ORM UPDATE of a memory says "WHERE version = <the version I
+    # read>" and moves it on by one, so two processes changing one memory at the same time cannot
+    # both win; the loser gets StaleDataError (Database.run turns it into ConcurrentUpdate).
+    # Never set it by hand. Plain SQL updates (uses counters) leave it alone on purpose.
     version: int = 1
+
+    @declared_attr  # type: ignore[misc]
+    def __mapper_args__(cls) -> dict[str, object]:  # noqa: N805
+        return {"version_id_col": cls.__table__.c.version}  # type: ignore[attr-defined]
 
 
 class Action(SQLModel, table=True):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from bot.memory import search
@@ -82,10 +83,16 @@ def recall_tx(
 
 
 def record_use(s: Session, owner_id: int, memory_ids: list[int]) -> None:
-    now = utcnow()
-    for m in s.exec(select(Memory).where(Memory.owner_id == owner_id, Memory.id.in_(memory_ids))):  # type: ignore[union-attr]
-        m.uses += 1
-        m.last_used_at = now
-        s.add(m)
+    """uses += 1 in one SQL statement: concurrent turns (other processes too) never lose a count,
+    and being used is not a change of the memory, so its version stays (an Undo of the person's
+    last change still applies after a chat turn quoted the memory)."""
+    if not memory_ids:
+        return
+    s.execute(
+        update(Memory)
+        .where(Memory.owner_id == owner_id, Memory.id.in_(memory_ids))  # type: ignore[union-attr]
+        .values(uses=Memory.uses + 1, last_used_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
 
 

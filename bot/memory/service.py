@@ -9,8 +9,10 @@ listing, transfer), and every call here runs that work off the event loop throug
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import random
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,7 +24,7 @@ from bot.events import Button
 from bot.memory import buttons as tokens
 from bot.memory import changes, listing, owners, purge, recall, saving, settle, transfer
 from bot.memory import undo as undo_mod
-from bot.memory.db import Database
+from bot.memory.db import ConcurrentUpdate, Database
 from bot.memory.listing import History, Which
 from bot.memory.models import Memory, Source
 from bot.memory.owners import OwnerPrefs
@@ -35,6 +37,8 @@ from bot.memory.transfer import ImportProblem, ImportReport
 from bot.memory.undo import Undone
 
 log = logging.getLogger(__name__)
+
+CONFLICT_ATTEMPTS = 3  # one try and two re-runs after a ConcurrentUpdate
 
 # (new fact, [(old id, old text)]) -> {old id: (decision, reason)}, or None to fall back to rules
 JudgeFn = Callable[[str, list[tuple[int, str]]], Awaitable[dict[int, tuple[Decision, str]] | None]]
@@ -189,7 +193,8 @@ class MemoryService:
         text = saving.clean_fact(text)
         vector = await self.semantic.embed_one(text)
         out = await self._tx(
-            saving.apply_update, owner_id, memory_id, text, source=Source.COMMAND.value, embedding=self.semantic.pack(vector)
+            saving.apply_update, owner_id, memory_id, text, source=Source.COMMAND.value, embedding=self.semantic.pack(vector),
+            retry_on_conflict=False,
         )
         if out is not None:
             self.semantic.added(owner_id, out[0].id, vector)
@@ -199,7 +204,7 @@ class MemoryService:
     async def edit(self, owner_id: int, memory_id: int, text: str) -> changes.Changed | None:
         text = saving.clean_fact(text)
         vector = await self.semantic.embed_one(text)
-        out = await self._tx(changes.edit, owner_id, memory_id, text, self.semantic.pack(vector))
+        out = await self._tx(changes.edit, owner_id, memory_id, text, self.semantic.pack(vector), retry_on_conflict=False)
         if out is not None:
             self.semantic.added(owner_id, memory_id, vector)
         return out
@@ -326,12 +331,27 @@ class MemoryService:
         return report
 
     # --- plumbing ----------------------------------------------------------------------------
-    async def _tx(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run `fn(session, *args)` in one transaction off the event loop."""
+    async def _tx(self, fn: Callable[..., Any], *args: Any, retry_on_conflict: bool = True, **kwargs: Any) -> Any:
+        """Run `fn(session, *args)` in one transaction off the event loop.
+
+        When another process changed the same rows at the same moment (ConcurrentUpdate: a
+        memory's version moved on, or a PostgreSQL deadlock victim), the transaction was rolled
+        back whole; it is run again on fresh data, so "mark as past" finds the memory already
+        past and an answer finds its question already settled. Verbs whose outcome depends on
+        what the person saw (edit, update) pass retry_on_conflict=False: the loser is told, and
+        the winner's change is not silently overwritten."""
 
         def work() -> Any:
             with self.db.session() as s:
                 return fn(s, *args, **kwargs)
 
-        return await self.db.run(work)
+        attempts = CONFLICT_ATTEMPTS if retry_on_conflict else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return await self.db.run(work)
+            except ConcurrentUpdate:
+                if attempt >= attempts:
+                    raise
+                log.info("concurrent change; retrying %s (attempt %d)", getattr(fn, "__name__", "work"), attempt + 1)
+                await asyncio.sleep(random.uniform(0.002, 0.02) * attempt)  # de-synchronise the racers
 

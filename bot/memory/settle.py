@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from bot.memory.changes import still_questioned
@@ -92,23 +93,42 @@ def record_shown(s: Session, owner_id: int, conflict_id: int, platform: str, cha
     s.add(c)
 
 
+def _already(c: Conflict) -> str:
+    if c.status == "void":
+        return "That question no longer applies (one of its facts was changed or deleted)."
+    done = CHOICE_LABELS.get(Choice(c.resolution), c.resolution) if c.resolution in Choice._value2member_map_ else c.status
+    return f"That question was already settled ({done})."
+
+
 def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Settled | str:
     """Apply an answer in one transaction; returns why not (a sentence) when it cannot apply."""
     c = s.get(Conflict, conflict_id)
     if c is None or c.owner_id != owner_id:
         return "That question no longer exists."
     if c.status != "pending":
-        done = CHOICE_LABELS.get(Choice(c.resolution), c.resolution) if c.resolution in Choice._value2member_map_ else c.status
-        return f"That question was already settled ({done})."
+        return _already(c)
     new = get_memory(s, owner_id, c.new_memory_id)
     if new is None:
         return "The new fact of that question is gone, so there is nothing to settle."
+    # Claim the question before changing anything: one conditional UPDATE, so that of two
+    # answers given at the same moment (two processes, two devices) exactly one applies. It takes
+    # the row lock (PostgreSQL) or the write lock (SQLite) first; the loser waits, then matches
+    # no row and is told the question was already settled.
+    now = utcnow()
+    claimed = s.execute(
+        update(Conflict)
+        .where(Conflict.id == c.id, Conflict.owner_id == owner_id, Conflict.status == "pending")  # type: ignore[arg-type]
+        .values(status="settled", resolution=choice.value, settled_at=now)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if claimed != 1:
+        s.refresh(c)
+        return _already(c)
     label = CHOICE_LABELS[choice].replace(" (recommended)", "")
     action = new_action(s, owner_id, f"resolve_{choice.value}", f"your answer “{label}” about “{new.text[:80]}”")
     action.conflict_id = c.id
-    action.conflict_status_before = c.status
+    action.conflict_status_before = "pending"
     s.add(action)
-    now = utcnow()
     for oid in json.loads(c.old_ids_json):
         old = get_memory(s, owner_id, oid)
         if old is None:

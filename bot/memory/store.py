@@ -106,8 +106,9 @@ def apply_snapshot(m: Memory, snap: dict[str, Any]) -> None:
 
 
 def touch(m: Memory) -> None:
+    """Mark a memory as changed now. Its version moves on when the change is flushed (the
+    mapper's version_id_col), once per flush, checked against the version that was read."""
     m.updated_at = utcnow()
-    m.version = (m.version or 0) + 1
 
 
 def get_memory(s: Session, owner_id: int, memory_id: int, *, include_deleted: bool = False) -> Memory | None:

@@ -357,8 +357,7 @@ def import_backup(s: Session, owner_id: int, backup: Backup) -> ImportReport:
         before = snapshot(m)
         for f in _FIELDS:
             setattr(m, f, getattr(rec, f))
-        m.version += 1
-        m.updated_at = rec.updated_at
+        m.updated_at = rec.updated_at  # the version moves on at flush (version_id_col)
         s.add(m)
         log_event(s, action, m, EventKind.IMPORTED, before, note="updated from backup")
         touched[rec.uid] = m
