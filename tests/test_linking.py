@@ -14,12 +14,13 @@ import re
 from datetime import timedelta
 
 from sqlalchemy import text as sql
+from sqlmodel import select
 
 from bot.core import REFUSALS
 from bot.events import ButtonPress, ChatRef, Incoming, Outgoing
 from bot.memory import linking_tx as tx
 from bot.memory.buttons import ClaimStatus
-from bot.memory.models import utcnow
+from bot.memory.models import LinkCode, utcnow
 
 TG, DC = "telegram", "discord"
 CODE = re.compile(r"Your link code: ([A-Z0-9]{5}-[A-Z0-9]{5})")
@@ -117,12 +118,10 @@ async def test_code_is_private_in_groups_bound_to_its_owner_and_replaced_by_a_ne
     assert out.private and "10 minutes" in out.text
     first = CODE.search(out.text).group(1)  # type: ignore[union-attr]
     alice = await owner(core, TG, "alice")
-    [(stored, code_owner, platform, user, created, expires)] = rows(
-        database, "SELECT code, owner_id, platform, user_id, created_at, expires_at FROM link_code"
-    )
-    assert (stored, code_owner, platform, user) == (first.replace("-", ""), alice, TG, "alice")
-    lifetime = (expires - created) if not isinstance(expires, str) else None
-    assert lifetime is None or lifetime == timedelta(minutes=10)
+    with database.session() as s:
+        [row] = s.exec(select(LinkCode)).all()
+    assert (row.code, row.owner_id, row.platform, row.user_id) == (first.replace("-", ""), alice, TG, "alice")
+    assert row.expires_at - row.created_at == timedelta(minutes=10) and row.used_at is None
 
     second = await code_of(core, TG, "alice")
     assert second != first
