@@ -36,7 +36,13 @@ from sqlalchemy.pool import StaticPool
 from bench.locomo import CATEGORY_NAMES, Conversation, Question, hit_at_k, load_locomo, recall_at_k
 from bot.memory import scoring
 from bot.memory.questions import question_period
-from bot.memory.search import fts_query, keyword_search, query_terms
+from bot.memory.search import (
+    fts_query,
+    keyword_search,
+    query_terms,
+    term_counts,
+    vector_query_text,
+)
 
 DEFAULT_DATA = "/work/shared/data/locomo10.json"
 DEFAULT_CACHE = "/tmp/retrieval_lab_cache"
@@ -377,6 +383,7 @@ class RecipeOptions:
     use_neighbours: bool = True
     use_period: bool = True
     use_vectors: bool = True
+    strip_common: bool = True
 
 
 class Recipe:
@@ -389,6 +396,8 @@ class Recipe:
         self.timelines: dict[int, list[tuple[int, datetime | None]]] = {}
         self.created: dict[int, dict[int, datetime | None]] = {}
         self._pairs: dict[tuple, dict[int, list[tuple[int, int]]]] = {}
+        self._vtext: dict[tuple[int, str], str] = {}
+        self._vvec: dict[str, np.ndarray] = {}
         for c in corpora:
             # the owner's memories in save order (id) with created_at, as recall will read them
             tl = [(int(i), t.created_at) for i, t in zip(c.ids, c.conv.turns)]
@@ -402,8 +411,25 @@ class Recipe:
                                                        p.neighbour_max_gap)
         return self._pairs[key]
 
+    def vector_text(self, c: Corpus, q: Question) -> str:
+        """search.vector_query_text: the question without the owner's common words."""
+        key = (c.owner_id, q.question)
+        if key not in self._vtext:
+            with self.engine.connect() as conn:
+                counts, total = term_counts(conn, c.owner_id, query_terms(q.question), "sqlite")
+            self._vtext[key] = vector_query_text(q.question, counts, total)
+        return self._vtext[key]
+
+    def prepare(self, corpora: list[Corpus], cache: EmbeddingCache) -> None:
+        """Embed every vector query text once (cached on disk like the turns)."""
+        texts = [self.vector_text(c, q) for c in corpora for q in c.conv.scored_questions()]
+        uniq = sorted(set(texts))
+        self._vvec = dict(zip(uniq, cache.get(uniq)))
+
     def __call__(self, c: Corpus, q: Question, qv: np.ndarray, o: RecipeOptions) -> list[int]:
         p = o.params
+        if o.strip_common:
+            qv = self._vvec[self.vector_text(c, q)]
         with self.engine.connect() as conn:
             kw = dict(keyword_search(conn, c.owner_id, q.question, p.keyword_candidates, "sqlite"))
         vec: dict[int, float] = {}
@@ -432,13 +458,24 @@ class Recipe:
         return [c.id_to_pos[mid] for mid in scoring.rank_ids(parts)]
 
 
-def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corpus]) -> None:
+def strip_common_words(db: sqlite3.Connection, c: Corpus, text: str, share: float = 0.2) -> str:
+    """The question without words found in more than `share` of the owner's memories."""
+    common = {t for t in query_terms(text) if owner_df(db, c, t) > share * len(c.ids)}
+    return " ".join(w for w in re.findall(r"\S+", text)
+                    if re.sub(r"[^\w]", "", w.lower()) not in common and
+                    re.sub(r"'s$", "", re.sub(r"[^\w']", "", w.lower())) not in common)
+
+
+def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corpus],
+               cache: EmbeddingCache) -> None:
     recipe = Recipe(engine, corpora)
+    recipe.prepare(corpora, cache)
     variants = {
         "FINAL (defaults)": RecipeOptions(),
         "final -neighbours": RecipeOptions(use_neighbours=False),
         "final -date bonus": RecipeOptions(use_period=False),
         "final -vectors (keyword only)": RecipeOptions(use_vectors=False),
+        "final -common-word stripping": RecipeOptions(strip_common=False),
         "final recency=now": RecipeOptions(recency="now"),
         "final recency off (w=0)": RecipeOptions(weights=scoring.Weights(recency=0.0)),
         "final recency newest hl365": RecipeOptions(half_life_days=365.0),
@@ -450,6 +487,16 @@ def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corp
         methods[name] = (lambda opt: lambda c, q, v: recipe(c, q, v, opt))(opt)
 
     from bot.memory import search as search_mod
+
+    db = engine.raw_connection().driver_connection
+    for share in (0.1, 0.45):  # the share hardly matters (exploration; the product uses 0.2)
+        stripped = {q.question: strip_common_words(db, c, q.question, share) or q.question
+                    for c in corpora for q in c.conv.scored_questions()}
+        texts = sorted(set(stripped.values()))
+        svecs = dict(zip(texts, cache.get(texts)))
+        methods[f"final, common words at >{share}"] = (
+            lambda stripped, svecs: lambda c, q, v: recipe(
+                c, q, svecs[stripped[q.question]], RecipeOptions()))(stripped, svecs)
 
     plain = frozenset(search_mod.STOP_WORDS_BASIC)
 
@@ -465,11 +512,12 @@ def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corp
 
 
 def grid(engine: sa.Engine, corpora: list[Corpus], qvecs: dict[str, np.ndarray],
-         which: Sequence[int]) -> None:
+         which: Sequence[int], cache: EmbeddingCache) -> None:
     """One-at-a-time sweeps of the recipe's constants, on the development half only."""
     from dataclasses import replace
 
     recipe = Recipe(engine, corpora)
+    recipe.prepare(corpora, cache)
     base = RecipeOptions()
     sweeps = {
         "keyword_weight": [0.5, 0.6, 0.7, 0.8, 0.9],
@@ -509,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
     splits = {"dev": range(0, half), "check": range(half, len(corpora)), "all": range(len(corpora))}
 
     if args.grid:
-        grid(engine, corpora, qvecs, splits["dev"])
+        grid(engine, corpora, qvecs, splits["dev"], cache)
         return 0
     methods: dict[str, Method] = {}
     methods["bm25s"] = make_bm25s(corpora)
@@ -523,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
     add_experiments(methods, db, corpora)
     add_experiments2(methods, db, corpora)
     add_experiments3(methods, db, corpora)
-    add_recipe(methods, engine, corpora)
+    add_recipe(methods, engine, corpora, cache)
     only = [s for s in args.only.split(",") if s]
     header = f"{'method':34s} {'split':6s} " + " ".join(f"{k:>6s}" for k in
                                                       ["r@5", "r@8", "r@10", "r@20", "hit@8", "c1", "c2", "c3", "c4", "n"])

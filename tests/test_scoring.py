@@ -86,11 +86,21 @@ def test_date_bonus() -> None:
 
 def test_relevance_scores_end_to_end() -> None:
     rel = sc.relevance_scores({1: 8.0, 2: 2.0}, {2: 0.9, 3: 0.3},
-                              neighbours={3: [(4, 1)], 4: [(3, 1)]})
+                              neighbours={3: [(4, 1)], 4: [(3, 1)]},
+                              params=sc.FusionParams(keyword_weight=0.7))
     assert max(rel.values()) == pytest.approx(1.0)
     assert rel[1] == pytest.approx(1.0)
     assert 4 in rel and 0 < rel[4] < rel[3]
     assert sc.relevance_scores({}, {}) == {}
+    # default weights: the vector side weighs more
+    assert max(sc.relevance_scores({1: 8.0, 2: 2.0}, {2: 0.9}).items(), key=lambda kv: kv[1])[0] == 2
+
+
+def test_relevance_scores_date_period() -> None:
+    created = {1: D(2023, 1, 1), 2: D(2023, 7, 9)}
+    rel = sc.relevance_scores({1: 2.0, 2: 1.8}, {}, created_at=created,
+                              period=(D(2023, 7, 7), D(2023, 7, 8)))
+    assert rel[2] == pytest.approx(1.0) and rel[1] < 1.0
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,18 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.memory.search import MAX_QUERY_TERMS, fts_match, fts_query, keyword_search, pg_tsquery, query_terms
+from bot.memory.search import (
+    MAX_QUERY_TERMS,
+    common_terms,
+    fts_match,
+    fts_query,
+    keyword_search,
+    pg_tsquery,
+    query_terms,
+    strip_terms,
+    term_counts,
+    vector_query_text,
+)
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, require_postgres
 
 HOSTILE = [
@@ -84,7 +95,43 @@ def test_terms_are_plain_words(text: str) -> None:
     assert q is None or q.startswith('"')
 
 
-# ------------------------------------------------------------------------------ databases
+@pytest.mark.parametrize(
+    ("counts", "total", "expected"),
+    [
+        ({"caroline": 300, "camping": 12}, 600, {"caroline"}),
+        ({"caroline": 300}, 1000, {"caroline"}),
+        ({"caroline": 150}, 1000, set()),  # 15%: a topic, not background
+        ({"tea": 4}, 12, set()),  # a small memory: never stripped
+        ({"tea": 19}, 20, set()),  # below the absolute minimum
+        ({"tea": 20}, 20, {"tea"}),
+        ({}, 0, set()),
+        ({"x": 5}, 0, set()),
+    ],
+)
+def test_common_terms(counts, total, expected) -> None:
+    assert common_terms(counts, total) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "drop", "expected"),
+    [
+        ("When did Caroline go camping?", {"caroline"}, "When did go camping?"),
+        ("What is Caroline's job?", {"caroline"}, "What is job?"),
+        ("CAROLINE, tell me", {"caroline"}, "tell me"),
+        ("nothing to drop", set(), "nothing to drop"),
+    ],
+)
+def test_strip_terms(text, drop, expected) -> None:
+    assert strip_terms(text, drop) == expected
+
+
+def test_vector_query_text_falls_back_when_nothing_left() -> None:
+    counts = {"caroline": 300, "melanie": 300}
+    assert vector_query_text("Caroline and Melanie?", counts, 600) == "Caroline and Melanie?"
+    assert vector_query_text("Where did Caroline hike?", counts, 600) == "Where did hike?"
+    assert vector_query_text("Where did Caroline hike?", {"caroline": 5}, 10) == \
+        "Where did Caroline hike?"  # a small memory keeps its words
+
 SQLITE_DDL = [
     """CREATE TABLE memory (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
         status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
@@ -222,6 +269,17 @@ def test_empty_query_and_zero_limit(db) -> None:
         assert keyword_search(conn, 1, "", 10, dialect) == []
         assert keyword_search(conn, 1, "the of and", 10, dialect) == []
         assert keyword_search(conn, 1, "London", 0, dialect) == []
+
+
+def test_term_counts(db) -> None:
+    engine, dialect = db
+    with engine.connect() as conn:
+        counts, total = term_counts(conn, 1, ["paris", "drive", "live", "nothing"], dialect)
+        assert total == 7  # owner 1's rows, whatever their state
+        assert counts["drive"] == 2 and counts["nothing"] == 0
+        assert counts["paris"] >= 2  # stemmed, archived and deleted rows included
+        assert term_counts(conn, 1, [], dialect) == ({}, 7)
+        assert term_counts(conn, 3, ["paris"], dialect) == ({"paris": 0}, 0)
 
 
 def test_unknown_dialect() -> None:

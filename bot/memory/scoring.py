@@ -5,9 +5,10 @@ Two stages, both measured on LoCoMo with bench/retrieval_lab.py (see its report)
 1. Relevance (0..1) of each candidate for this question, from
    - the keyword score (BM25 / ts_rank), divided by the best keyword score of this query;
    - the vector cosine, clipped at 0 and divided by the best cosine of this query;
-   fused as a weighted sum (keyword 0.7, vector 0.3). Score fusion beat reciprocal-rank fusion
-   on LoCoMo: RRF throws away how far ahead the best keyword match is, and the keyword side
-   is the stronger one on conversational memories. `rrf` is kept for comparison.
+   fused as a weighted sum (keyword 0.4, vector 0.6). Score fusion beat reciprocal-rank fusion
+   on LoCoMo: RRF throws away how far ahead the best match of each side is. `rrf` is kept for
+   comparison. The vector side embeds the question without the owner's common words
+   (search.vector_query_text), which is what makes it strong enough to weigh more.
    Then two context boosts: a memory saved right next to a strong match (same conversation,
    within two saves) gets a share of that match's score, because the answer to a question often
    sits in the message after the one that shares its words; and when the question names a
@@ -77,7 +78,7 @@ class Weights:
 class FusionParams:
     """Constants of stage 1, chosen on LoCoMo conversations 0-4 and checked on 5-9."""
 
-    keyword_weight: float = 0.7  # the vector side gets 1 - this
+    keyword_weight: float = 0.4  # the vector side gets 1 - this (keyword alone without vectors)
     keyword_candidates: int = 50  # how many keyword matches to fetch
     vector_candidates: int = 50  # how many nearest vectors to fetch
     neighbour_share: float = 0.3  # a neighbour gets this share of a match's fused score
@@ -128,7 +129,7 @@ def normalise_by_max(scores: Mapping[int, float]) -> dict[int, float]:
 
 
 def fuse_scores(
-    keyword: Mapping[int, float], vector: Mapping[int, float], keyword_weight: float = 0.7
+    keyword: Mapping[int, float], vector: Mapping[int, float], keyword_weight: float = 0.4
 ) -> dict[int, float]:
     """Weighted sum of the two normalised score sets over the union of their candidates.
 

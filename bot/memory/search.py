@@ -22,9 +22,15 @@ import unicodedata
 import sqlalchemy as sa
 
 __all__ = [
+    "COMMON_TERM_MIN_COUNT",
+    "COMMON_TERM_SHARE",
     "MAX_QUERY_TERMS",
     "STOP_WORDS",
     "STOP_WORDS_BASIC",
+    "common_terms",
+    "strip_terms",
+    "term_counts",
+    "vector_query_text",
     "fts_match",
     "fts_query",
     "keyword_search",
@@ -119,6 +125,80 @@ def pg_tsquery(text: str) -> str | None:
     if not terms:
         return None
     return " | ".join(f"'{t}'" for t in terms)
+
+
+# ------------------------------------------------------------------------------ common words
+# A word found in more than a fifth of a person's memories says nothing about which memory a
+# question is after (typically a name that starts every memory, as in LoCoMo's "Caroline: ...").
+# Left in the question it pulls the question's embedding towards all of those memories; taken
+# out, recall@8 on LoCoMo rose by 0.02-0.03 on both halves (the share hardly matters: 0.1 to
+# 0.45 gave the same). The absolute minimum keeps small memories untouched: with 12 memories,
+# a word in 4 of them is still a topic, not background.
+COMMON_TERM_SHARE = 0.2
+COMMON_TERM_MIN_COUNT = 20
+
+
+def common_terms(counts: dict[str, int], total: int, max_share: float = COMMON_TERM_SHARE,
+                 min_count: int = COMMON_TERM_MIN_COUNT) -> set[str]:
+    """Terms present in more than `max_share` of `total` memories and in at least `min_count`."""
+    if total <= 0:
+        return set()
+    return {t for t, n in counts.items() if n >= min_count and n > max_share * total}
+
+
+def strip_terms(text: str, drop: set[str]) -> str:
+    """`text` without the whitespace-separated words that contain a term of `drop`.
+
+    "What did Caroline's group do?" minus {"caroline"} -> "What did group do?". Words are
+    matched the way query_terms reads them (NFKC, case-folded letters and digits).
+    """
+    if not drop:
+        return text
+    kept = []
+    for word in text.split():
+        tokens = _TOKEN.findall(unicodedata.normalize("NFKC", word).casefold())
+        if not any(tok in drop for tok in tokens):
+            kept.append(word)
+    return " ".join(kept)
+
+
+def vector_query_text(text: str, counts: dict[str, int], total: int) -> str:
+    """What to embed for the vector side of recall: the message without the owner's common
+    words; the message itself when nothing would be left."""
+    stripped = strip_terms(text, common_terms(counts, total))
+    return stripped if query_terms(stripped) else text
+
+
+def term_counts(conn: sa.Connection, owner_id: int, terms: list[str],
+                dialect: str) -> tuple[dict[str, int], int]:
+    """(memories of the owner containing each term, memories of the owner), in one query.
+
+    Counts come from the full-text index, so they follow its stemming; they may include
+    archived memories and deletes waiting for the purge, which is fine for a share.
+    """
+    terms = [t for t in terms if t][:MAX_QUERY_TERMS]
+    owner = int(owner_id)
+    params: dict[str, object] = {"owner": owner}
+    if dialect == "sqlite":
+        parts = ["SELECT '' AS term, count(*) FROM memory WHERE owner_id = :owner"]
+        for i, term in enumerate(terms):
+            params[f"m{i}"] = f'owner_tag : "o{owner}" AND text : {_quote_fts(term)}'
+            parts.append(f"SELECT :t{i}, count(*) FROM memory_fts WHERE memory_fts MATCH :m{i}")
+            params[f"t{i}"] = term
+    elif dialect in ("postgresql", "postgres"):
+        parts = ["SELECT '' AS term, count(*) FROM memory WHERE owner_id = :owner"]
+        for i, term in enumerate(terms):
+            params[f"q{i}"] = f"'{term}'"
+            params[f"t{i}"] = term
+            parts.append(
+                f"SELECT CAST(:t{i} AS TEXT), count(*) FROM memory WHERE owner_id = :owner "
+                f"AND to_tsvector('english', text) @@ to_tsquery('english', :q{i})")
+    else:
+        raise ValueError(f"keyword search does not support the {dialect!r} dialect")
+    rows = conn.execute(sa.text(" UNION ALL ".join(parts)), params).all()
+    counts = {str(r[0]): int(r[1]) for r in rows}
+    total = counts.pop("", 0)
+    return counts, total
 
 
 _SQLITE_SQL = sa.text(
