@@ -250,11 +250,7 @@ class Scheduler:
     def can_deliver_here(self, r: ReminderView) -> bool:
         """Only reminders whose platform has a sender in this process. The terminal's sender
         prints to whoever runs it, so only the configured console person's reminders go there."""
-        if not self.core.outbox.has(r.platform):
-            return False
-        if r.platform == "console" and (r.user_id or r.chat_id) != self.settings.console_user:
-            return False
-        return True
+        return delivery.sendable_here(self.core.outbox.has(r.platform), r.chat, self.settings.console_user)
 
     async def sweep(self) -> int:
         """Deliver what is due and not in flight here: missed timers, other processes'

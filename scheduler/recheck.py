@@ -40,6 +40,7 @@ from bot.memory.models import Conflict, EventKind, Identity, Memory, MessageLog,
 from bot.memory.service import MemoryService
 from bot.memory.slots import detect_slot, slot_value
 from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from scheduler.reminders import sendable_here
 
 if TYPE_CHECKING:
     from bot.core import Core, Turn
@@ -319,7 +320,7 @@ class Rechecker:
             return False
         platforms = set(self.core.outbox.senders)
         chat = await self._tx(target_chat, owner_id, platforms)
-        if chat is None:
+        if chat is None or not sendable_here(True, chat, self.settings.console_user):
             return False
         previous = await self._tx(last_recheck, owner_id)
         if not await self._tx(claim_week, owner_id, now, RECHECK_GAP):

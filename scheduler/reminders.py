@@ -41,6 +41,7 @@ from sqlalchemy import update
 from sqlmodel import Session, select
 
 from bot import render
+from bot.events import ChatRef
 from bot.memory.models import Reminder
 from bot.reminders import DELIVERED, DELIVERING, SCHEDULED, ReminderView
 from bot.timeparse import Recurrence, format_delay, format_local
@@ -139,6 +140,17 @@ def delivery_text(
     if maybe_repeat:
         text += "\n(I was interrupted while sending this earlier, so you may have seen it already.)"
     return Delivery(text, kind)
+
+
+def sendable_here(has_sender: bool, chat: ChatRef, console_user: str) -> bool:
+    """Whether this process may push to `chat`: it has a sender for the platform, and for the
+    terminal only the configured console person's messages (its sender prints whatever it is
+    given to whoever runs the chat, so another person's reminder must not go there)."""
+    if not has_sender:
+        return False
+    if chat.platform == "console":
+        return (chat.user_id or chat.chat_id) == console_user
+    return True
 
 
 # --- storage (session-level, blocking) -----------------------------------------------------

@@ -184,6 +184,8 @@ async def test_the_setting_turns_it_on_for_everyone_and_a_person_can_opt_out(dat
     u2 = await app.memory.owner_for("console", "u2")
     await old_fact(app, u2, "I live in Oslo", 200)
     await app.core.handle_message(msg("/settings recheck off", user="u2"))
+    u3 = await app.memory.owner_for("console", "u3")  # another terminal person: not printed here
+    await old_fact(app, u3, "I live in Rome", 200)
     assert await sched.rechecker.run() == 1
     assert [c.user_id for c, _ in sender.sent] == ["u1"]
 

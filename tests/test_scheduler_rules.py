@@ -115,3 +115,20 @@ def test_a_repeating_reminder_says_when_it_comes_next_and_a_reclaimed_one_may_be
 def test_next_occurrence(rec, now, expected):
     due = DUE if now - DUE < timedelta(days=20) else now
     assert next_occurrence(Recurrence.from_str(rec), due, now, "Europe/Paris") == expected
+
+
+@pytest.mark.parametrize(
+    "has_sender, chat, expected",
+    [
+        (True, ("telegram", "-100", "42"), True),
+        (False, ("telegram", "-100", "42"), False),
+        (True, ("console", "local", "local"), True),
+        (True, ("console", "someone-else", "someone-else"), False),  # the terminal prints for one person
+        (False, ("console", "local", "local"), False),
+    ],
+)
+def test_where_this_process_may_push(has_sender, chat, expected):
+    from bot.events import ChatRef
+    from scheduler.reminders import sendable_here
+
+    assert sendable_here(has_sender, ChatRef(*chat), "local") is expected
