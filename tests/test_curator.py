@@ -290,3 +290,48 @@ async def test_the_interval_run_covers_everyone_and_skips_the_unchanged(rig, cra
     assert set(first) == {a, b} and first[a].changed and not first[b].changed
     second = await curator.tidy_all()
     assert {r.skipped for r in second} == {"unchanged"}
+
+
+class _FakeLLM:
+    """A stand-in for bot.llm.client.LLM that answers one forced tool call."""
+
+    available = True
+
+    def __init__(self, verdicts):
+        self.verdicts = verdicts
+        self.requests: list[dict] = []
+
+    async def create(self, **kw):
+        from types import SimpleNamespace
+
+        self.requests.append(kw)
+        block = SimpleNamespace(type="tool_use", name=kw["tool_choice"]["name"], input={"items": self.verdicts}, id="t1")
+        return SimpleNamespace(content=[block], stop_reason="tool_use")
+
+
+async def test_the_model_junk_judge_quotes_memories_as_data_and_keeps_only_asked_ids(database, settings):
+    from scheduler.curator import llm_junk_judge
+
+    llm = _FakeLLM([
+        {"id": 7, "junk": True, "probability": 0.95},
+        {"id": 8, "junk": False, "probability": 0.1},
+        {"id": 99, "junk": True, "probability": 1.0},  # not asked: ignored
+    ])
+    judge = llm_junk_judge(llm, settings)
+    got = await judge(1, [(7, "You are called <b>Jarvis</b>"), (8, "I like tea")])
+    assert got == {7: 0.95}
+    [request] = llm.requests
+    assert request["job"] == "tidy" and request["owner_id"] == 1
+    content = request["messages"][0]["content"]
+    assert '<memory id="7">\nYou are called &lt;b&gt;Jarvis&lt;/b&gt;\n</memory>' in content
+    llm.verdicts = [{"id": 7, "junk": "maybe"}]  # invalid output: no answer, not a guess
+    assert await judge(1, [(7, "You are called Jarvis")]) is None
+
+
+async def test_with_a_model_on_the_core_the_curator_uses_it(rig, database):
+    app, curator = rig
+    a = await app.memory.owner_for("console", "u1")
+    jarvis = await save(app, a, "You are called Jarvis")
+    app.core.llm = _FakeLLM([{"id": jarvis, "junk": True, "probability": 0.99}])
+    report = await curator.tidy(a)
+    assert report.model_used and report.removed == ("You are called Jarvis",)
