@@ -21,7 +21,7 @@ def _fail(message: str, code: int = 1) -> int:
 
 def _setup_logging(settings: Settings, *, quiet: bool) -> None:
     level = getattr(logging, settings.log_level)
-    if quiet:  # the terminal chat owns stdout and the screen: only warnings on stderr
+    if quiet and level > logging.DEBUG:  # the terminal chat owns the screen: warnings only
         level = max(level, logging.WARNING)
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "httpcore", "httpx2", "telegram.ext.Updater", "discord.gateway"):
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings()
     except ConfigError as exc:
         return _fail(str(exc), 2)
-    _setup_logging(settings, quiet=args.command in ("chat", "run", "export", "import", "bench"))
+    _setup_logging(settings, quiet=args.command in ("chat", "export", "import", "bench"))
 
     try:
         if args.command == "chat":

@@ -21,6 +21,8 @@ from bot.memory.settle import CHOICE_LABELS, Choice
 from bot.memory.store import MemoryView
 from bot.memory.transfer import ImportProblem
 
+from bot.core import DEFAULT_PAGING
+
 if TYPE_CHECKING:
     from bot.core import Core, Turn
 
@@ -144,23 +146,28 @@ async def numbered(core: "Core", turn: "Turn", title: str, items: list[MemoryVie
     Paged with Next/Previous on platforms that page."""
     ids = [m.id for m in items]
     await core.memory.set_numbers(turn.owner_id, ids)
-    size = turn.page_size
-    if size is None or len(items) <= size:
+    paging = turn.paging
+    if paging is None:
         return reply(turn, render.memory_list(title, items))
-    return await page_message(core, turn, title, items, 0, size)
+    pages = render.paginate([len(render.memory_line(i + 1, m)) for i, m in enumerate(items)], paging.items, paging.chars)
+    if len(pages) <= 1:
+        return reply(turn, render.memory_list(title, items))
+    return await page_message(core, turn, title, items, 0)
 
 
-async def page_message(core: "Core", turn: "Turn", title: str, items: list[MemoryView], page: int, size: int) -> Outgoing:
-    pages = (len(items) + size - 1) // size
-    page = max(0, min(page, pages - 1))
-    chunk = items[page * size : (page + 1) * size]
-    text = render.memory_list(title, chunk, start=page * size + 1, total=len(items))
-    text += f"\nPage {page + 1} of {pages}"
+async def page_message(core: "Core", turn: "Turn", title: str, items: list[MemoryView], page: int) -> Outgoing:
+    """One page of a list, with Previous/Next buttons that edit this same message."""
+    paging = turn.paging or DEFAULT_PAGING
+    pages = render.paginate([len(render.memory_line(i + 1, m)) for i, m in enumerate(items)], paging.items, paging.chars)
+    page = max(0, min(page, len(pages) - 1))
+    start, end = pages[page]
+    text = render.memory_list(title, items[start:end], start=start + 1, total=len(items))
+    text += f"\nPage {page + 1} of {len(pages)}"
     ids = [m.id for m in items]
     row = []
     if page > 0:
         row.append(ButtonSpec("◀ Previous", "page", {"title": title, "ids": ids, "page": page - 1}, single_use=False))
-    if page < pages - 1:
+    if page < len(pages) - 1:
         row.append(ButtonSpec("Next ▶", "page", {"title": title, "ids": ids, "page": page + 1}, single_use=False))
     buttons = await core.memory.issue_buttons(turn.owner_id, [row]) if row else ()
     return reply(turn, text, buttons=buttons)

@@ -72,7 +72,7 @@ async def on_page(core: "Core", turn: "Turn", claim: Claim, press: ButtonPress) 
     if not items:
         return [edit(turn, press, f"{title}: nothing any more.")]
     await core.memory.set_numbers(turn.owner_id, [m.id for m in items])
-    msg = await page_message(core, turn, title, items, int(page) if isinstance(page, int) else 0, turn.page_size or 10)
+    msg = await page_message(core, turn, title, items, int(page) if isinstance(page, int) else 0)
     return [Outgoing(text=msg.text, buttons=msg.buttons, edit_of=press.message_id, private=turn.is_group)]
 
 

@@ -46,13 +46,33 @@ def local_time(at: datetime, tz: str) -> str:
         return at.strftime("%Y-%m-%d %H:%M UTC")
 
 
+LIST_TEXT_LIMIT = 600  # a list shows the start of a very long memory; /history N shows it whole
+
+
 def memory_line(number: int, m: MemoryView) -> str:
     extra = ""
     if m.archived:
         extra = " [archived]"
     elif m.source == "chat":
         extra = " [noted from chat]"
-    return f"{number}. {m.text}{dates_note(m)}{extra}"
+    text = m.text if len(m.text) <= LIST_TEXT_LIMIT else m.text[: LIST_TEXT_LIMIT - 1] + "…"
+    return f"{number}. {text}{dates_note(m)}{extra}"
+
+
+def paginate(line_lengths: Sequence[int], max_items: int, max_chars: int) -> list[tuple[int, int]]:
+    """Split a list into pages of at most `max_items` lines and about `max_chars` characters
+    (a page always holds at least one line). Returns (start, end) index pairs."""
+    pages: list[tuple[int, int]] = []
+    start, used = 0, 0
+    for i, length in enumerate(line_lengths):
+        cost = length + 1
+        if i > start and (i - start >= max_items or used + cost > max_chars):
+            pages.append((start, i))
+            start, used = i, 0
+        used += cost
+    if line_lengths:
+        pages.append((start, len(line_lengths)))
+    return pages
 
 
 def memory_list(title: str, items: Sequence[MemoryView], *, start: int = 1, total: int | None = None) -> str:

@@ -414,28 +414,40 @@ def long_fact(rng: random.Random, chars: int = 2000) -> str:
     return text[: text.rfind(" ")].rstrip(".") + "."
 
 
-async def test_ten_thousand_character_list_is_split_within_telegram_limits(bot: Running) -> None:
-    """A real path to a reply far over 4,096 characters: /memories of five facts at the
-    2,000-character limit is not paged (a page holds 10), so it is one reply of 10,000+."""
-    rng = random.Random(4096)
-    facts = [long_fact(rng) for _ in range(5)]
-    for fact in facts:
-        assert 1980 <= len(fact) <= 2000
-        saved = await bot.say1(ALICE, ALICE, f"remember: {fact}")
-        assert saved.startswith("Saved: “") and "This may change" not in saved
+async def test_ten_thousand_character_reply_is_split_within_telegram_limits(
+    tg: TelegramStandIn, tmp_path: Path  # noqa: F811
+) -> None:
+    """The natural path to a reply far over 4,096 characters is a long answer from the model
+    (memory lists are paged by length, so they never need splitting)."""
+    from tests.standins.anthropic_api import AnthropicStandIn, text_message
 
-    owner = await bot.owner(ALICE)
-    expected = render.memory_list("Your memories", await bot.app.memory.list(owner, Which.ALL))
-    assert len(expected) > 10_000 and utf16_len(expected) > len(expected)
-    bot.tg.inject_text(ALICE, ALICE, "/memories")
-    await bot.tg.wait_for_sent(ALICE, 5 + 3)
-    await bot.say(ALICE, ALICE, "/help")  # handled after the list: every chunk is in by now
-    chunks = bot.tg.sent(ALICE)[5:-1]
-    assert len(chunks) == 3
+    rng = random.Random(4096)
+    paragraphs = [long_fact(rng, 1500) for _ in range(7)]
+    answer = "\n\n".join(paragraphs)
+    assert len(answer) > 10_000 and utf16_len(answer) > len(answer)
+    async with AnthropicStandIn() as model:
+        model.set_responder(lambda body: text_message(answer))
+        settings = make_settings(
+            database_url=f"sqlite:///{tmp_path / 'bot.db'}",
+            embedding_model="none",
+            telegram_bot_token=tg.token,
+            telegram_api_base_url=tg.base_url,
+            anthropic_api_key="test-key",
+            anthropic_base_url=model.url,
+        )
+        running = Running(tg, settings)
+        await running.start()
+        try:
+            tg.inject_text(ALICE, ALICE, "Tell me a long story please")
+            words_sent = lambda: " ".join(m.body for m in tg.sent(ALICE)).split()  # noqa: E731
+            await tg.wait_for(lambda: len(words_sent()) >= len(answer.split()), what="the split answer")
+            chunks = tg.sent(ALICE)
+        finally:
+            await running.stop()
+    assert len(chunks) == 4  # seven 1,500-character paragraphs, two to a message
     assert all(utf16_len(m.body) <= 4096 for m in chunks)
-    # nothing lost, nothing repeated, in order; cuts fall at line or sentence ends
-    assert " ".join(m.body for m in chunks).split() == expected.split()
-    assert chunks[0].body.startswith("Your memories (5):\n— Current —\n1. ")
+    # nothing lost, nothing repeated, in order; cuts fall at paragraph ends
+    assert " ".join(m.body for m in chunks).split() == answer.split()
     assert all(m.body.endswith((".", "🙂", "🎵")) for m in chunks)
 
 
@@ -492,12 +504,6 @@ async def test_forty_memories_paged_with_next_and_previous(bot: Running) -> None
     assert fifteenth not in page.body and f"15. {texts[15]}" in page.body
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: pages hold 10 memories whatever their length; a page longer than 4,096 "
-    "characters goes out in several messages and Next edits only the last one, so the first "
-    "chunks of page 1 stay in the chat above page 2 (the core should page by length too)",
-)
 async def test_next_replaces_a_whole_page_of_long_memories(bot: Running) -> None:
     rng = random.Random(12)
     await bot.say(ALICE, ALICE, "/start")
@@ -508,7 +514,8 @@ async def test_next_replaces_a_whole_page_of_long_memories(bot: Running) -> None
     bot.tg.inject_text(ALICE, ALICE, "/memories")
     await bot.tg.wait_for(lambda: any(m.buttons for m in bot.tg.sent(ALICE)), what="the page")
     page_1 = bot.tg.sent(ALICE)[1:]
-    assert len(page_1) > 1 and [bool(m.buttons) for m in page_1][-1]  # split, buttons last
+    assert len(page_1) == 1 and page_1[0].buttons  # a page of long memories is still one message
+    assert utf16_len(page_1[0].body) <= 4096
     await bot.press(ALICE, ALICE, page_1[-1], "Next ▶")
     await bot.tg.wait_for(lambda: page_1[-1].edit_count == 1, what="page 2")
     shown = "\n".join(m.body for m in bot.tg.sent(ALICE)[1:])
