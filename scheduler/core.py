@@ -322,6 +322,9 @@ class Scheduler:
             await asyncio.wait_for(self.core.outbox.send(r.chat, out), timeout=self.send_timeout)
         except asyncio.CancelledError:
             raise
+        except LookupError:  # the outbox has no sender for it (any more): not a failed send
+            await self._tx(delivery.unclaim, r.id, self.holder)
+            return False
         except Exception as exc:
             return await self._failed(r, exc)
         ok = await self._tx(delivery.mark_sent, r.id, self.holder, self.clock(), next_due)

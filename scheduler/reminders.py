@@ -234,6 +234,17 @@ def mark_failed(s: Session, reminder_id: int, holder: str, now: datetime, error:
     return r.attempts if r is not None else None
 
 
+def unclaim(s: Session, reminder_id: int, holder: str) -> bool:
+    """Give a claim back untried (this process lost its sender, e.g. the terminal chat ended
+    just as the reminder came due): scheduled again, no attempt counted, no back-off."""
+    done = s.execute(
+        update(Reminder)
+        .where(Reminder.id == reminder_id, Reminder.state == DELIVERING, Reminder.claimed_by == holder)  # type: ignore[arg-type]
+        .values(state=SCHEDULED, claimed_at=None, claimed_by=None, version=Reminder.version + 1)
+    ).rowcount
+    return done == 1
+
+
 def scheduled_rows(s: Session, before: datetime | None = None) -> list[ReminderView]:
     """Every scheduled reminder (optionally only those due before `before`), soonest first."""
     stmt = select(Reminder).where(Reminder.state == SCHEDULED)

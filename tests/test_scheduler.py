@@ -353,3 +353,19 @@ async def test_the_purge_job_removes_deleted_text_after_the_undo_window(database
     with database.session() as s:
         m = s.get(Memory, saved.memory.id)
         assert m.text == "" and m.purged_at is not None
+
+
+async def test_a_sender_gone_mid_delivery_gives_the_claim_back_without_counting_an_attempt(started, database, settings):
+    app0, _ = make_app(database, settings)
+    put(database, await owner(app0), "stretch", utcnow() - timedelta(seconds=1))
+    app, sched, sender = await started(sweep_seconds=3600)
+
+    async def gone(chat, message):  # the terminal chat ended between the claim and the send
+        raise LookupError("no sender registered for platform 'console'")
+
+    sender.send = gone
+    [r] = rows(database)
+    await sched.deliver(r.id)  # may already be in flight from the start sweep; then this is a no-op
+    assert await wait_for(lambda: rows(database)[0].state == "scheduled" and rows(database)[0].claimed_by is None, 3)
+    [r] = rows(database)
+    assert (r.attempts, r.last_error) == (0, None)
