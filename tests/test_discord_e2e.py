@@ -22,7 +22,7 @@ from sqlalchemy import text as sql
 from adapters.discord import MESSAGE_LIMIT, DiscordAdapter
 from bot.app import App, build_app
 from bot.core import REFUSALS, Turn
-from bot.events import ChatRef
+from bot.events import ChatRef, Incoming
 from bot.handlers import conflict_message
 from bot.memory.buttons import ClaimStatus
 from bot.textsplit import split_message
@@ -359,27 +359,33 @@ async def test_slash_memories_current_in_a_server_is_answered_ephemerally(
 # --- long replies ---------------------------------------------------------------------------------
 
 
-async def test_a_5000_character_memory_list_is_split_into_discord_sized_messages(
+async def test_a_5000_character_history_is_split_into_discord_sized_messages(
     server: DiscordStandIn, people: dict[str, Any], database_url: str
 ) -> None:
-    """A real path to a long reply: three long notes (a memory may hold up to 2,000
-    characters), then /memories. Discord pages lists by 10 items, not by length."""
+    """A real path to a long reply: /history of a fact corrected two dozen times (every
+    correction is an entry with the wording before and after). Lists do not serve: they are
+    paged. The core is asked for the same /history first, so the test knows the whole text and
+    fails loudly if that path ever stops being long."""
     alice = people["alice"]
     async with running(server, database_url) as bot:
-        notes = []
-        for colour in ("amber", "cobalt", "scarlet"):
-            words = " ".join(f"{colour}{i}" for i in range(230))
-            notes.append(f"Project note {colour}: {words}"[:1800])
-            saved = await bot.say1(alice, f"remember: {notes[-1]}")
-            assert saved.content.startswith("Saved:")
-        core_text = (
-            "Your memories (3):\n\u2014 Current \u2014\n" + "\n".join(f"{i}. {n}" for i, n in enumerate(notes, 1))
+
+        def wording(i: int) -> str:
+            return f"My reading plan, version {i}: " + " ".join(f"book{i}x{j}" for j in range(24))
+
+        await bot.say1(alice, f"remember: {wording(0)}")
+        await bot.listed(alice)
+        for i in range(1, 25):
+            corrected = await bot.say1(alice, f"/edit 1 {wording(i)}")
+            assert corrected.content.startswith("Corrected:")
+        [whole] = await bot.core.handle_message(
+            Incoming(platform="discord", chat_id=str(bot.dm(alice)), user_id=str(alice.id), text="/history 1")
         )
-        assert len(core_text) > 5000
-        chunks = await bot.say(alice, "/memories", expect=len(split_message(core_text, MESSAGE_LIMIT)))
+        assert len(whole.text) > 5000, len(whole.text)
+
+        chunks = await bot.say(alice, "/history 1", expect=len(split_message(whole.text, MESSAGE_LIMIT)))
         assert len(chunks) >= 3 and all(len(c.content) <= MESSAGE_LIMIT for c in chunks)
-        assert "\n".join(c.content for c in chunks).split() == core_text.split()
-        assert len(server.bot_messages(bot.dm(alice), ephemeral=False)) == 3 + len(chunks)
+        assert "\n".join(c.content for c in chunks).split() == whole.text.split()  # nothing lost
+        assert chunks[0].content.startswith("History:") and wording(24)[:60] in chunks[-1].content
 
 
 # --- export and import as attachments -------------------------------------------------------------
