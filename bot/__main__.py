@@ -40,9 +40,7 @@ def _parse_owner(text: str | None, settings: Settings) -> tuple[str, str]:
 
 
 async def _chat(settings: Settings) -> int:
-    from adapters.console import ConsoleAdapter, greet
-
-    greet()  # before storage and models load: the chat is visibly alive at once
+    from adapters.console import ConsoleAdapter
     from bot.app import build_app
 
     app = build_app(settings)
@@ -50,7 +48,7 @@ async def _chat(settings: Settings) -> int:
         console = ConsoleAdapter(app.core, settings)
         app.core.outbox.register("console", console)  # pushes (reminders) can arrive from the start
         await app.start_background()
-        await console.run(greet=False)
+        await console.run()
     finally:
         await app.close()
     return 0
