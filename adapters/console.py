@@ -22,6 +22,14 @@ PLATFORM = "console"
 GREETING = "Hello! I'm your assistant with a long-term memory. Type /help to see what I can do (Ctrl-D to quit)."
 
 
+def greet(stdout: TextIO | None = None) -> None:
+    """The greeting, printed before the slow parts of start-up (storage, the model) so the
+    person sees the chat is alive at once."""
+    out = stdout or sys.stdout
+    out.write(GREETING + "\n\n")
+    out.flush()
+
+
 class ConsoleAdapter:
     def __init__(
         self,
@@ -50,9 +58,14 @@ class ConsoleAdapter:
         return None
 
     # --- the loop ------------------------------------------------------------------------------
-    async def run(self) -> None:
+    def greet(self) -> None:
+        with self._print_lock:
+            greet(self.stdout)
+
+    async def run(self, *, greet: bool = True) -> None:
         self.core.outbox.register(PLATFORM, self)
-        self._write(GREETING)
+        if greet:
+            self.greet()
         loop = asyncio.get_running_loop()
         lines: asyncio.Queue[str | None] = asyncio.Queue()
 

@@ -40,7 +40,9 @@ def _parse_owner(text: str | None, settings: Settings) -> tuple[str, str]:
 
 
 async def _chat(settings: Settings) -> int:
-    from adapters.console import ConsoleAdapter
+    from adapters.console import ConsoleAdapter, greet
+
+    greet()  # before storage and models load: the chat is visibly alive at once
     from bot.app import build_app
 
     app = build_app(settings)
@@ -48,7 +50,7 @@ async def _chat(settings: Settings) -> int:
         console = ConsoleAdapter(app.core, settings)
         app.core.outbox.register("console", console)  # pushes (reminders) can arrive from the start
         await app.start_background()
-        await console.run()
+        await console.run(greet=False)
     finally:
         await app.close()
     return 0

@@ -60,6 +60,9 @@ class SemanticWarmup:
 
     async def start(self) -> None:
         if self.semantic.embedder is not None:
+            start = getattr(self.semantic.embedder, "start", None)
+            if start is not None:
+                start()  # loading begins only now, after the greeting, in its own thread
             self._task = asyncio.get_running_loop().create_task(self._run(), name="semantic-warmup")
 
     async def _run(self) -> None:
@@ -93,7 +96,7 @@ def build_app(settings: Settings, *, embedder: Any = _UNSET, with_model: bool = 
     if embedder is _UNSET:
         from bot.memory.embeddings import build_embedder
 
-        embedder = build_embedder(settings)
+        embedder = build_embedder(settings, start=False)
     semantic = SemanticIndex(db, embedder)
     memory = MemoryService(db, settings, semantic)
     core = Core(settings=settings, memory=memory)

@@ -20,13 +20,15 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from typing import Any, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-import anthropic
-from anthropic.types import Message
 
 from bot.config import Settings
 from bot.tokens import estimate_tokens
+
+if TYPE_CHECKING:  # the SDK takes about a second to import: only when a model is configured
+    import anthropic
+    from anthropic.types import Message
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +144,8 @@ def estimate_request_tokens(
 
 def reason_for(exc: BaseException) -> Reason:
     """Map an SDK (or transport) exception to our reason word."""
+    import anthropic
+
     if isinstance(exc, (TimeoutError, anthropic.APITimeoutError)):
         return "timeout"
     if isinstance(exc, anthropic.APIStatusError):
@@ -168,6 +172,8 @@ def _usage_numbers(message: Message) -> tuple[int, int]:
 
 def _looks_like_message(result: object) -> bool:
     """The SDK does not validate bodies: `{}` arrives as a Message full of None."""
+    from anthropic.types import Message
+
     if not isinstance(result, Message):
         return False
     usage = getattr(result, "usage", None)
@@ -196,6 +202,8 @@ class LLM:
         self._budget_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._client = client
         if self._client is None and settings.anthropic_api_key:
+            import anthropic
+
             self._client = anthropic.AsyncAnthropic(
                 api_key=settings.anthropic_api_key,
                 # None lets the SDK apply ANTHROPIC_BASE_URL, then its own default.
@@ -296,6 +304,8 @@ class LLM:
         if tool_choice:
             params["tool_choice"] = tool_choice
         stats.calls += 1
+        import anthropic  # already loaded: the client exists
+
         try:
             async with asyncio.timeout(deadline):
                 result = await self._client.messages.create(**params, timeout=deadline)
