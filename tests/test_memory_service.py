@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import text as sql
 
 from bot.memory.listing import Which
-from bot.memory.models import Memory, MemoryEvent
+from bot.memory.models import Memory, MemoryEvent, Owner
 from bot.memory.saving import FactError
 
 
@@ -93,6 +93,10 @@ async def test_mark_past_and_restore(memory):
 async def test_delete_hides_at_once_undo_brings_back_and_purge_removes_text_everywhere(memory, database):
     o = await owner(memory)
     m = (await memory.remember(o, "My locker code is 4711")).memory
+    with database.session() as s:  # what /why keeps about the last answer
+        owner_row = s.get(Owner, o)
+        owner_row.last_why_json = json.dumps({"memories": [{"id": m.id, "text": "My locker code is 4711"}]})
+        s.add(owner_row)
     await memory.edit(o, m.id, "My locker code is 4712")
     await memory.delete(o, m.id)
     assert await memory.list(o) == [] and await memory.search(o, "locker") == []
@@ -107,6 +111,7 @@ async def test_delete_hides_at_once_undo_brings_back_and_purge_removes_text_ever
     with database.session() as s:
         row = s.get(Memory, m.id)
         assert row.text == "" and row.embedding is None and row.purged_at is not None  # tombstone stays
+        assert "4711" not in s.get(Owner, o).last_why_json
         events = s.exec(__import__("sqlmodel").select(MemoryEvent).where(MemoryEvent.memory_id == m.id)).all()
         assert events and all("4711" not in (e.before_json or "") + (e.after_json or "") + e.note for e in events)
         assert all("4712" not in (e.before_json or "") + (e.after_json or "") + e.note for e in events)

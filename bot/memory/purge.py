@@ -10,7 +10,7 @@ from datetime import timedelta
 from sqlalchemy import text as sql
 from sqlmodel import Session, select
 
-from bot.memory.models import EventKind, Memory, MemoryEvent, utcnow
+from bot.memory.models import EventKind, Memory, MemoryEvent, Owner, utcnow
 
 TOMBSTONE_TEXT = ""
 
@@ -32,11 +32,31 @@ def purge_row(s: Session, m: Memory) -> None:
         ev.after_json = _scrub(ev.after_json)
         ev.note = "" if ev.kind != EventKind.DELETED else ev.note
         s.add(ev)
+    _scrub_why(s, m)
     # links from other memories to this one would point at nothing meaningful
     for other in s.exec(select(Memory).where(Memory.replaced_by == m.id)):
         other.replaced_by = None
         s.add(other)
     s.flush()
+
+
+def _scrub_why(s: Session, m: Memory) -> None:
+    """/why keeps the texts the last answer used; a purged memory's text leaves there too."""
+    owner = s.get(Owner, m.owner_id)
+    if owner is None or not owner.last_why_json:
+        return
+    try:
+        record = json.loads(owner.last_why_json)
+    except ValueError:
+        return
+    changed = False
+    for item in record.get("memories", []) if isinstance(record, dict) else []:
+        if isinstance(item, dict) and item.get("id") == m.id and item.get("text"):
+            item["text"] = TOMBSTONE_TEXT
+            changed = True
+    if changed:
+        owner.last_why_json = json.dumps(record, ensure_ascii=False)
+        s.add(owner)
 
 
 def _scrub(raw: str | None) -> str | None:
