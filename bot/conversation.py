@@ -461,7 +461,7 @@ class Conversation:
         buttons: tuple = ()
         if undo_ids:
             label = (lambda i: "Undo") if len(undo_ids) == 1 else (lambda i: f"Undo {i}")
-            rows = [[ButtonSpec(label(i), "undo", {"action_id": a}) for i, a in enumerate(undo_ids, 1)]]
+            rows = [[ButtonSpec(label(i), "undo", {"action_id": a}, alone=True) for i, a in enumerate(undo_ids, 1)]]
             buttons = await self.core.memory.issue_buttons(turn.owner_id, rows)
         return Outgoing(text=text, buttons=buttons)
 

@@ -215,3 +215,17 @@ async def test_export_and_import_as_attachments(core):
     ok = only(await core.handle_message(msg("/import", "bob", attachments=(exported.file,))))
     assert "1 added" in ok.text
     assert "I live in Oslo" in only(await core.handle_message(msg("/memories", "bob"))).text
+
+
+async def test_buttons_that_stand_alone_are_used_up_one_by_one(core):
+    from bot.memory.buttons import ButtonSpec, ClaimStatus
+
+    o = await core.memory.owner_for("console", "u1")
+    a = (await core.memory.remember(o, "I like tea")).action_id
+    b = (await core.memory.remember(o, "I play chess")).action_id
+    [[undo_a, undo_b]] = await core.memory.issue_buttons(
+        o, [[ButtonSpec("Undo 1", "undo", {"action_id": a}, alone=True), ButtonSpec("Undo 2", "undo", {"action_id": b}, alone=True)]]
+    )
+    assert (await core.memory.claim(undo_a.token, o)).status is ClaimStatus.OK
+    assert (await core.memory.claim(undo_b.token, o)).status is ClaimStatus.OK
+    assert (await core.memory.claim(undo_a.token, o)).status is ClaimStatus.USED

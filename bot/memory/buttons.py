@@ -42,6 +42,9 @@ class ButtonSpec:
     payload: dict[str, Any] = field(default_factory=dict)
     single_use: bool = True
     ttl: timedelta | None = None
+    # a button that stands alone on its message (one Undo per change): pressing it uses up
+    # only itself, not its neighbours
+    alone: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ def issue(s: Session, owner_id: int, rows: list[list[ButtonSpec]]) -> list[list[
                     owner_id=owner_id,
                     action=spec.action,
                     payload_json=json.dumps(payload),
-                    group_id=group,
+                    group_id=new_uid() if spec.alone else group,
                     created_at=now,
                     expires_at=now + spec.ttl if spec.ttl else None,
                 )
