@@ -47,6 +47,7 @@ CURATOR_COUNT_CHECK_SECONDS = 60
 RECHECK_SECONDS = 3600
 SWEEP_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 15.0
+JOB_STOP_GRACE_SECONDS = 2.0
 
 
 class Scheduler:
@@ -139,9 +140,17 @@ class Scheduler:
             aps.shutdown(wait=False)
         except Exception:  # already shut down
             pass
+        # deliveries may take up to the send timeout and must not be cut between claim and
+        # mark; periodic jobs (a tidy-up waiting on the model) get a moment, then are cancelled
+        # (their writes are single transactions, so a cancelled run leaves nothing half done)
         pending = [t for t in self._tasks if not t.done()]
-        if pending:
-            done, still = await asyncio.wait(pending, timeout=STOP_TIMEOUT_SECONDS)
+        deliveries = [t for t in pending if t.get_name().startswith("reminder:")]
+        others = [t for t in pending if t not in deliveries]
+        waits = [(deliveries, STOP_TIMEOUT_SECONDS), (others, JOB_STOP_GRACE_SECONDS)]
+        for group, timeout in waits:
+            if not group:
+                continue
+            _, still = await asyncio.wait(group, timeout=timeout)
             for t in still:
                 t.cancel()
             if still:
