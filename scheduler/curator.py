@@ -190,6 +190,7 @@ async def on_tidy(core: "Core", turn: "Turn", intent: Any, msg: Incoming) -> lis
     report = await curator.tidy(turn.owner_id)
     if report.action_id is None:
         return [reply(turn, report.summary())]
+    await core.memory.claim_action(turn.owner_id, report.action_id)
     buttons = await core.memory.issue_buttons(
         turn.owner_id, [[ButtonSpec("Undo", "undo", {"action_id": report.action_id})]]
     )

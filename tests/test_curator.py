@@ -123,7 +123,7 @@ async def test_the_crafted_set(rig, crafted, database):
 async def test_undo_reverts_a_tidy_up_and_it_is_not_redone(rig, crafted, database):
     app, curator = rig
     a, _, ids = crafted
-    await curator.tidy(a)
+    await app.core.handle_message(msg("/tidy"))  # the person asked for it, so /undo may revert it
     [undone] = await app.core.handle_message(msg("/undo"))
     assert undone.text == "Undone the tidy-up (1 merge, 1 removed, 1 archived)."
     after = memories(database, a)
@@ -134,6 +134,17 @@ async def test_undo_reverts_a_tidy_up_and_it_is_not_redone(rig, crafted, databas
     assert again.skipped is None and not again.changed  # looked, and respected the person's undo
     after = memories(database, a)
     assert not after[ids["hike_old"]].archived and not after[ids["receipts"]].archived
+
+
+async def test_plain_undo_never_reverts_a_background_tidy_instead_of_the_persons_change(rig, crafted, database):
+    app, curator = rig
+    a, _, ids = crafted
+    [saved] = await app.core.handle_message(msg("remember: I collect stamps"))
+    await curator.tidy(a)  # runs in the background after the person's save
+    [undone] = await app.core.handle_message(msg("/undo"))
+    assert "I collect stamps" in undone.text
+    after = memories(database, a)
+    assert after[ids["receipts"]].archived  # the tidy-up stays; its own Undo button or /restore reverts it
 
 
 async def test_restore_brings_back_an_archived_memory_and_it_stays(rig, crafted, database):

@@ -26,7 +26,7 @@ from bot.memory import changes, listing, owners, purge, recall, saving, settle, 
 from bot.memory import undo as undo_mod
 from bot.memory.db import ConcurrentUpdate, Database
 from bot.memory.listing import History, Which
-from bot.memory.models import Memory, Source
+from bot.memory.models import Action, Memory, Source
 from bot.memory.owners import OwnerPrefs
 from bot.memory.recall import Recalled
 from bot.memory.recall_index import SemanticIndex
@@ -233,6 +233,19 @@ class MemoryService:
         out = await self._tx(undo_mod.undo, owner_id, action_id)
         self.semantic.invalidate(owner_id)
         return out
+
+    async def claim_action(self, owner_id: int, action_id: str) -> None:
+        """Count an action the assistant carried out at the person's request (/tidy) as the
+        person's own, so that a plain /undo reverts it; background work stays out of /undo's
+        way."""
+
+        def work(s: Session) -> None:
+            action = s.get(Action, action_id)
+            if action is not None and action.owner_id == owner_id:
+                action.actor = "person"
+                s.add(action)
+
+        await self._tx(work)
 
     async def purge_due(self) -> int:
         return await self._tx(purge.purge_due, timedelta(seconds=self.settings.undo_window_seconds))

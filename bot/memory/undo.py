@@ -29,6 +29,9 @@ def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
         action = s.exec(
             select(Action)
             .where(Action.owner_id == owner_id, Action.undoable == True, Action.undone_at.is_(None))  # type: ignore[union-attr]  # noqa: E712
+            # the person's own last change: background tidying is undone with its own button or
+            # /restore, never instead of what the person just did
+            .where(Action.actor != "curator")
             .order_by(Action.created_at.desc(), Action.id.desc())  # type: ignore[attr-defined]
         ).first()
         if action is None:
