@@ -12,6 +12,7 @@ chat (the model turn).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
@@ -53,6 +54,25 @@ REFUSALS = {
 }
 
 SOMETHING_WRONG = "Something went wrong on my side while handling that. Please try again."
+
+
+def storable_text(text: str) -> str:
+    """Text that both databases can store and every platform can send: without NUL (PostgreSQL
+    refuses it in text) and without lone surrogates (not encodable as UTF-8; a JSON update can
+    carry one as an escape)."""
+    text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def storable(message: Incoming) -> Incoming:
+    text, name = storable_text(message.text), storable_text(message.display_name)
+    if text == message.text and name == message.display_name:
+        return message
+    return dataclasses.replace(message, text=text, display_name=name)
 
 
 @dataclass
@@ -101,6 +121,7 @@ class Core:
     async def handle_message(self, message: Incoming) -> list[Outgoing]:
         if message.is_group and not message.addressed_to_bot:
             return []  # never stored, logged or extracted
+        message = storable(message)
         if not message.text.strip() and not message.attachments:
             return []
         if not self._allowed(message.platform, message.user_id):

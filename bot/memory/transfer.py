@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from sqlmodel import Session, select
 
 from bot.memory import owners
@@ -34,9 +34,19 @@ MAX_IMPORT_BYTES = 20_000_000
 MAX_TEXT = 10_000
 MAX_RECORDS = 200_000
 
-Text = Annotated[str, Field(max_length=MAX_TEXT)]
+
+
+def _no_nul(value: str) -> str:
+    # Nothing this bot saves contains NUL (saves drop control characters), and PostgreSQL text
+    # cannot hold it: such a file was not written by us, so it is refused like any malformed one.
+    if "\x00" in value:
+        raise ValueError("contains a NUL character")
+    return value
+
+
+Text = Annotated[str, Field(max_length=MAX_TEXT), AfterValidator(_no_nul)]
 Uid = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
-Short = Annotated[str, Field(max_length=64)]
+Short = Annotated[str, Field(max_length=64), AfterValidator(_no_nul)]
 
 
 class ImportProblem(ValueError):
