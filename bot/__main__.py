@@ -30,6 +30,16 @@ def _setup_logging(settings: Settings, *, quiet: bool) -> None:
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
 
 
+def _shown_url(url: str) -> str:
+    """A database URL fit for a message: the password masked (it is a secret like any token)."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # unparsable: show nothing of it rather than risk the password
+        return "the configured database"
+
+
 def _parse_owner(text: str | None, settings: Settings) -> tuple[str, str]:
     if not text:
         return "console", settings.console_user
@@ -72,7 +82,7 @@ async def _export(settings: Settings, owner: str | None, out: str | None) -> int
     try:
         owner_id = await app.memory.owner_for(platform, user, create=False)
         if owner_id is None:
-            return _fail(f"nobody known as {platform}:{user} in {settings.database_url}")
+            return _fail(f"nobody known as {platform}:{user} in {_shown_url(settings.database_url)}")
         data = await app.memory.export_bytes(owner_id)
     finally:
         await app.close()
