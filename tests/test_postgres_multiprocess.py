@@ -430,3 +430,37 @@ def test_two_chat_processes_answer_one_question_and_mark_one_memory(
         event_chains_are_linear(db, owner_id)
     finally:
         db.dispose()
+
+
+def test_a_reminder_due_in_two_processes_is_delivered_once(tmp_path: Path, bot_database: tuple[str, str, str | None]) -> None:
+    """Both processes load the reminder at start and both timers fire: the claim in the database
+    (scheduler/reminders.py) lets exactly one of them deliver it."""
+    bot_url, test_url, schema = bot_database
+    env = bot_env(tmp_path, bot_url)
+    setter = ChatProcess(tmp_path, env)
+    try:
+        setter.wait_for("Hello")
+        setter.send("/remind in 6 seconds to stretch")
+        setter.wait_for("I'll remind you: “stretch”")
+        assert setter.close() == 0
+    finally:
+        setter.stop()
+    one, two = ChatProcess(tmp_path, env), ChatProcess(tmp_path, env)
+    try:
+        both = lambda: "".join(one.output) + "".join(two.output)  # noqa: E731
+        pump_all((one, two), lambda: both().count("Hello") == 2)
+        pump_all((one, two), lambda: "⏰ Reminder" in both(), timeout=60)
+        time.sleep(2.0)  # the other process's timer has fired by now too
+        for p in (one, two):
+            p.drain(0.5)
+        assert both().count("“stretch”") == 1, both()
+        assert one.close() == 0 and two.close() == 0
+    finally:
+        one.stop()
+        two.stop()
+    db = Database(test_url, pg_schema=schema)
+    try:
+        with db.engine.connect() as conn:
+            assert conn.execute(sql("SELECT state FROM reminder")).scalars().all() == ["delivered"]
+    finally:
+        db.dispose()
