@@ -35,14 +35,16 @@ from sqlalchemy.pool import StaticPool
 
 from bench.locomo import CATEGORY_NAMES, Conversation, Question, hit_at_k, load_locomo, recall_at_k
 from bot.memory import scoring
-from bot.memory.questions import question_period
+from bot.memory.questions import is_identity_question, question_period
 from bot.memory.search import (
     fts_query,
     keyword_search,
     query_terms,
     term_counts,
+    timeline_around,
     vector_query_text,
 )
+from bot.memory.vectors import VectorIndex
 
 DEFAULT_DATA = "/work/shared/data/locomo10.json"
 DEFAULT_CACHE = "/tmp/retrieval_lab_cache"
@@ -99,6 +101,7 @@ FTS_DDL = """
 CREATE TABLE memory (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
                      status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
                      category TEXT, created_at TEXT, deleted_at TEXT);
+CREATE INDEX ix_memory_owner ON memory(owner_id, id);
 CREATE VIRTUAL TABLE memory_fts USING fts5(owner_tag, text,
                      tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER memory_ai AFTER INSERT ON memory BEGIN
@@ -130,7 +133,7 @@ def build(convs: list[Conversation], cache: EmbeddingCache,
         ids = []
         for t in conv.turns:
             db.execute("INSERT INTO memory(id, owner_id, text, created_at) VALUES (?,?,?,?)",
-                       (next_id, owner, t.text, t.created_at.isoformat() if t.created_at else None))
+                       (next_id, owner, t.text, t.created_at.isoformat(sep=" ") if t.created_at else None))
             ids.append(next_id)
             next_id += 1
         vecs = cache.get([t.text for t in conv.turns])
@@ -178,26 +181,43 @@ def top_positions(scores: np.ndarray, k: int) -> list[int]:
 Method = Callable[[Corpus, Question, np.ndarray], list[int]]
 
 
-def evaluate(corpora: list[Corpus], qvecs: dict[str, np.ndarray], method: Method,
-             which: Sequence[int]) -> dict[str, float]:
-    sums = {f"r@{k}": 0.0 for k in KS} | {"hit@8": 0.0}
-    by_cat: dict[int, list[float]] = {}
-    n = 0
+def run_method(corpora: list[Corpus], qvecs: dict[str, np.ndarray], method: Method,
+               which: Sequence[int]) -> list[tuple[int, int, list[str], tuple[str, ...]]]:
+    """(conversation index, category, top-20 dia_ids, evidence) for every scored question."""
+    out = []
     for ci in which:
         c = corpora[ci]
         for q in c.conv.scored_questions():
             ranked_pos = method(c, q, qvecs[q.question])[:TOP]
-            ranked = [c.conv.turns[p].dia_id for p in ranked_pos]
-            for k in KS:
-                sums[f"r@{k}"] += recall_at_k(ranked, q.evidence, k)
-            sums["hit@8"] += hit_at_k(ranked, q.evidence, 8)
-            by_cat.setdefault(q.category, []).append(recall_at_k(ranked, q.evidence, 8))
-            n += 1
+            out.append((ci, q.category, [c.conv.turns[p].dia_id for p in ranked_pos], q.evidence))
+    return out
+
+
+def summarise(rows: Sequence[tuple[int, int, list[str], tuple[str, ...]]],
+              which: Sequence[int]) -> dict[str, float]:
+    """recall@5/8/10/20, hit@8 and recall@8 by category over the questions of `which`."""
+    keep = set(which)
+    sums = {f"r@{k}": 0.0 for k in KS} | {"hit@8": 0.0}
+    by_cat: dict[int, list[float]] = {}
+    n = 0
+    for ci, cat, ranked, evidence in rows:
+        if ci not in keep:
+            continue
+        for k in KS:
+            sums[f"r@{k}"] += recall_at_k(ranked, evidence, k)
+        sums["hit@8"] += hit_at_k(ranked, evidence, 8)
+        by_cat.setdefault(cat, []).append(recall_at_k(ranked, evidence, 8))
+        n += 1
     out = {k: v / max(n, 1) for k, v in sums.items()}
     for cat in sorted(by_cat):
         out[f"c{cat}"] = sum(by_cat[cat]) / len(by_cat[cat])
     out["n"] = n
     return out
+
+
+def evaluate(corpora: list[Corpus], qvecs: dict[str, np.ndarray], method: Method,
+             which: Sequence[int]) -> dict[str, float]:
+    return summarise(run_method(corpora, qvecs, method, which), which)
 
 
 # --------------------------------------------------------------------------- methods
@@ -387,32 +407,39 @@ class RecipeOptions:
 
 
 class Recipe:
-    """The recipe the bot's recall will run, built from the product's own functions:
-    search.keyword_search on the FTS5 table, cosine over the owner's vectors,
-    scoring.relevance_scores (fusion, neighbour boost, date bonus) and scoring.score_memory."""
+    """What the bot's recall must do for one question, step by step, with the product's own
+    functions (this is the reference for bot/memory/recall.py):
+
+    1. counts, total = search.term_counts(conn, owner, search.query_terms(q), dialect)
+    2. kw  = dict(search.keyword_search(conn, owner, q, 50, dialect))
+    3. qvec = embed(search.vector_query_text(q, counts, total))          (if the model is ready)
+    4. vec = dict(index.search(owner, qvec, 50)) | index.similarities(owner, qvec, kw)
+    5. timeline = search.timeline_around(conn, owner, kw | vec, 2)
+       neighbours = scoring.neighbour_pairs(timeline, 2, 1 hour)
+    6. facts (created_at, importance, confidence, uses, category) of timeline ids; newest =
+       the owner's newest created_at
+    7. ranked = scoring.rank_for_recall(kw, vec, facts, neighbours=..., newest=...,
+       period=questions.question_period(q), identity_question=questions.is_identity_question(q))
+    8. top 20 -> context.assemble_context(..., past_question=questions.is_past_question(q))
+    """
 
     def __init__(self, engine: sa.Engine, corpora: list[Corpus]) -> None:
         self.engine = engine
-        self.timelines: dict[int, list[tuple[int, datetime | None]]] = {}
-        self.created: dict[int, dict[int, datetime | None]] = {}
-        self._pairs: dict[tuple, dict[int, list[tuple[int, int]]]] = {}
+        self.index = VectorIndex(dim=int(corpora[0].vecs.shape[1]))
+        self.facts: dict[int, dict[int, scoring.MemoryFacts]] = {}
+        self.newest: dict[int, datetime | None] = {}
         self._vtext: dict[tuple[int, str], str] = {}
         self._vvec: dict[str, np.ndarray] = {}
         for c in corpora:
-            # the owner's memories in save order (id) with created_at, as recall will read them
-            tl = [(int(i), t.created_at) for i, t in zip(c.ids, c.conv.turns)]
-            self.created[c.owner_id] = dict(tl)
-            self.timelines[c.owner_id] = tl
-
-    def pairs(self, owner: int, p: scoring.FusionParams) -> dict[int, list[tuple[int, int]]]:
-        key = (owner, p.neighbour_window, p.neighbour_max_gap)
-        if key not in self._pairs:
-            self._pairs[key] = scoring.neighbour_pairs(self.timelines[owner], p.neighbour_window,
-                                                       p.neighbour_max_gap)
-        return self._pairs[key]
+            self.index.ensure_loaded(c.owner_id, lambda c=c: zip(c.ids.tolist(), c.vecs))
+            # in the benchmark every memory has importance 0.5, confidence 1.0 and no uses
+            self.facts[c.owner_id] = {int(i): scoring.MemoryFacts(int(i), t.created_at)
+                                      for i, t in zip(c.ids, c.conv.turns)}
+            self.newest[c.owner_id] = max((t.created_at for t in c.conv.turns if t.created_at),
+                                          default=None)
 
     def vector_text(self, c: Corpus, q: Question) -> str:
-        """search.vector_query_text: the question without the owner's common words."""
+        """Steps 1 and 3: the question without the owner's common words."""
         key = (c.owner_id, q.question)
         if key not in self._vtext:
             with self.engine.connect() as conn:
@@ -428,34 +455,28 @@ class Recipe:
 
     def __call__(self, c: Corpus, q: Question, qv: np.ndarray, o: RecipeOptions) -> list[int]:
         p = o.params
+        owner = c.owner_id
         if o.strip_common:
             qv = self._vvec[self.vector_text(c, q)]
         with self.engine.connect() as conn:
-            kw = dict(keyword_search(conn, c.owner_id, q.question, p.keyword_candidates, "sqlite"))
-        vec: dict[int, float] = {}
-        if o.use_vectors:
-            cos = dense_scores(c, qv)
-            top = top_positions(cos, p.vector_candidates)
-            # the bot's VectorIndex.similarities gives keyword candidates their cosine too
-            want = set(top) | {c.id_to_pos[m] for m in kw}
-            vec = {int(c.ids[i]): float(cos[i]) for i in want}
-        created = self.created[c.owner_id]
-        rel = scoring.relevance_scores(
-            kw, vec,
-            neighbours=self.pairs(c.owner_id, p) if o.use_neighbours else None,
-            created_at=created,
+            kw = dict(keyword_search(conn, owner, q.question, p.keyword_candidates, "sqlite"))
+            vec: dict[int, float] = {}
+            if o.use_vectors:
+                vec = dict(self.index.search(owner, qv, p.vector_candidates))
+                vec.update(self.index.similarities(owner, qv, kw))
+            neighbours = None
+            if o.use_neighbours:
+                timeline = timeline_around(conn, owner, sorted(kw.keys() | vec.keys()),
+                                           p.neighbour_window)
+                neighbours = scoring.neighbour_pairs(timeline, p.neighbour_window,
+                                                     p.neighbour_max_gap)
+        newest = {"newest": self.newest[owner], "now": datetime.now(), "off": None}[o.recency]
+        ranked = scoring.rank_for_recall(
+            kw, vec, self.facts[owner], neighbours=neighbours,
             period=question_period(q.question) if o.use_period else None,
-            params=p)
-        if o.recency == "newest":
-            newest = max((d for d in created.values() if d), default=None)
-        elif o.recency == "now":
-            newest = datetime.now()
-        else:
-            newest = None
-        parts = [(mid, scoring.score_memory(
-            r, 0.5, 1.0, scoring.recency_score(created.get(mid), newest, o.half_life_days),
-            0.0, o.weights)) for mid, r in rel.items()]
-        return [c.id_to_pos[mid] for mid in scoring.rank_ids(parts)]
+            identity_question=is_identity_question(q.question),
+            newest=newest, half_life_days=o.half_life_days, weights=o.weights, params=p)
+        return [c.id_to_pos[mid] for mid, _ in ranked[:TOP]]
 
 
 def strip_common_words(db: sqlite3.Connection, c: Corpus, text: str, share: float = 0.2) -> str:
@@ -470,7 +491,23 @@ def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corp
                cache: EmbeddingCache) -> None:
     recipe = Recipe(engine, corpora)
     recipe.prepare(corpora, cache)
+    def dense_stripped(c: Corpus, q: Question, v: np.ndarray) -> list[int]:
+        qv = recipe._vvec[recipe.vector_text(c, q)]
+        return [c.id_to_pos[m] for m, _ in recipe.index.search(c.owner_id, qv, TOP)]
+
+    def rrf_product(c: Corpus, q: Question, v: np.ndarray) -> list[int]:
+        qv = recipe._vvec[recipe.vector_text(c, q)]
+        with engine.connect() as conn:
+            kw = [m for m, _ in keyword_search(conn, c.owner_id, q.question, 50, "sqlite")]
+        dense = [m for m, _ in recipe.index.search(c.owner_id, qv, 50)]
+        fused = scoring.rrf([kw, dense], k=60)
+        return [c.id_to_pos[m] for m in sorted(fused, key=lambda m: (-fused[m], m))]
+
+    methods["dense, query w/o common words"] = dense_stripped
+    methods["rrf k60 fts5+dense(w/o common)"] = rrf_product
     variants = {
+        "score fusion only (no boosts)": RecipeOptions(
+            use_neighbours=False, use_period=False, weights=scoring.Weights(recency=0.0)),
         "FINAL (defaults)": RecipeOptions(),
         "final -neighbours": RecipeOptions(use_neighbours=False),
         "final -date bonus": RecipeOptions(use_period=False),
@@ -542,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=DEFAULT_CACHE)
     ap.add_argument("--only", default="")
     ap.add_argument("--grid", action="store_true", help="sweep the recipe constants on the dev half")
+    ap.add_argument("--explore", action="store_true",
+                    help="also run the exploratory variants of the research log (slow)")
     args = ap.parse_args(argv)
 
     convs = load_locomo(args.data)
@@ -568,9 +607,10 @@ def main(argv: list[str] | None = None) -> int:
     methods["rrf bm25s+dense k60"] = lambda c, q, v: ranked(rrf(
         [bm(c, q, v), top_positions(dense_scores(c, v), 50)], [1, 1], 60))
 
-    add_experiments(methods, db, corpora)
-    add_experiments2(methods, db, corpora)
-    add_experiments3(methods, db, corpora)
+    if args.explore:
+        add_experiments(methods, db, corpora)
+        add_experiments2(methods, db, corpora)
+        add_experiments3(methods, db, corpora)
     add_recipe(methods, engine, corpora, cache)
     only = [s for s in args.only.split(",") if s]
     header = f"{'method':34s} {'split':6s} " + " ".join(f"{k:>6s}" for k in
@@ -579,8 +619,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, m in methods.items():
         if only and not any(o in name for o in only):
             continue
+        rows = run_method(corpora, qvecs, m, splits["all"])
         for split, which in splits.items():
-            res = evaluate(corpora, qvecs, m, which)
+            res = summarise(rows, which)
             print(f"{name:34s} {split:6s} " + " ".join(
                 f"{res.get(k, 0):6.3f}" if k != "n" else f"{int(res[k]):6d}"
                 for k in ["r@5", "r@8", "r@10", "r@20", "hit@8", "c1", "c2", "c3", "c4", "n"]), flush=True)

@@ -175,3 +175,21 @@ def test_score_parts_as_dict() -> None:
 def test_total_is_bounded(values, identity) -> None:
     parts = sc.score_memory(*values, W, identity=identity)
     assert 0.0 <= parts.total <= 1.0 + (1.0 if identity else 0.0) + 1e-9
+
+
+def test_rank_for_recall_uses_all_factors() -> None:
+    facts = {
+        1: sc.MemoryFacts(1, D(2023, 1, 1), category="fact"),
+        2: sc.MemoryFacts(2, D(2024, 1, 1), category="fact"),
+        3: sc.MemoryFacts(3, D(2020, 1, 1), category="identity"),
+        4: sc.MemoryFacts(4, D(2024, 1, 1), importance=1.0, confidence=1.0, uses=50),
+    }
+    kw = {1: 5.0, 2: 5.0, 3: 1.0}
+    ranked = sc.rank_for_recall(kw, {}, facts, newest=D(2024, 1, 1))
+    ids = [m for m, _ in ranked]
+    assert ids[:2] == [2, 1]  # same relevance: the newer one first
+    assert 4 not in ids  # not a candidate: never brought in by its other factors
+    who = sc.rank_for_recall(kw, {}, facts, newest=D(2024, 1, 1), identity_question=True)
+    assert who[0][0] == 3 and who[0][1].identity == 1.0
+    # ids without facts (deleted meanwhile) are dropped
+    assert [m for m, _ in sc.rank_for_recall({9: 1.0}, {}, facts)] == []

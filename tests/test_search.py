@@ -4,6 +4,7 @@ with hostile query texts. PostgreSQL runs where reachable (a failure under CI=tr
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 import pytest
 import sqlalchemy as sa
@@ -20,6 +21,7 @@ from bot.memory.search import (
     query_terms,
     strip_terms,
     term_counts,
+    timeline_around,
     vector_query_text,
 )
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, require_postgres
@@ -135,7 +137,7 @@ def test_vector_query_text_falls_back_when_nothing_left() -> None:
 SQLITE_DDL = [
     """CREATE TABLE memory (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
         status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
-        category TEXT, deleted_at TIMESTAMP)""",
+        category TEXT, deleted_at TIMESTAMP, created_at TIMESTAMP)""",
     "CREATE VIRTUAL TABLE memory_fts USING fts5(owner_tag, text, "
     "tokenize='porter unicode61 remove_diacritics 2')",
     "CREATE TRIGGER memory_fts_ai AFTER INSERT ON memory BEGIN "
@@ -149,7 +151,7 @@ SQLITE_DDL = [
 PG_DDL = [
     """CREATE TABLE memory (id SERIAL PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
         status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT false,
-        category TEXT, deleted_at TIMESTAMP)""",
+        category TEXT, deleted_at TIMESTAMP, created_at TIMESTAMP)""",
     "CREATE INDEX ix_memory_tsv ON memory USING GIN (to_tsvector('english', text))",
 ]
 
@@ -280,6 +282,20 @@ def test_term_counts(db) -> None:
         assert counts["paris"] >= 2  # stemmed, archived and deleted rows included
         assert term_counts(conn, 1, [], dialect) == ({}, 7)
         assert term_counts(conn, 3, ["paris"], dialect) == ({"paris": 0}, 0)
+
+
+def test_timeline_around(db) -> None:
+    engine, dialect = db
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE memory SET created_at = :t"), {"t": datetime(2024, 1, 2, 3, 4)})
+    with engine.connect() as conn:
+        # owner 1's timeline: 1 2 3 4 8 (5 is another owner, 6 archived, 7 deleted)
+        assert [i for i, _ in timeline_around(conn, 1, [4], 1)] == [3, 4, 8]
+        assert [i for i, _ in timeline_around(conn, 1, [1, 8], 1)] == [1, 2, 4, 8]
+        assert [i for i, _ in timeline_around(conn, 1, [5], 2)] == []  # not the owner's
+        assert timeline_around(conn, 1, [], 2) == []
+        rows = timeline_around(conn, 1, [2], 0)
+        assert rows == [(2, datetime(2024, 1, 2, 3, 4))]
 
 
 def test_unknown_dialect() -> None:

@@ -33,6 +33,7 @@ from typing import Any
 
 __all__ = [
     "FusionParams",
+    "MemoryFacts",
     "ScoreParts",
     "Weights",
     "date_bonus",
@@ -43,6 +44,7 @@ __all__ = [
     "normalise_by_max",
     "recency_score",
     "relevance_scores",
+    "rank_for_recall",
     "rank_ids",
     "rrf",
     "score_memory",
@@ -323,3 +325,54 @@ def score_memory(
 def rank_ids(totals: Iterable[tuple[int, ScoreParts]]) -> list[int]:
     """Ids by total score, best first; ties broken by the newer (larger) id."""
     return [mid for mid, _ in sorted(totals, key=lambda kv: (-kv[1].total, -kv[0]))]
+
+
+# ------------------------------------------------------------------------------ both stages
+@dataclass(frozen=True)
+class MemoryFacts:
+    """What stage 2 needs to know about one candidate memory (read by the caller)."""
+
+    id: int
+    created_at: datetime | None
+    importance: float = 0.5
+    confidence: float = 1.0
+    uses: int = 0
+    last_used_at: datetime | None = None  # not scored today; kept for /why
+    category: str = "fact"
+
+
+def rank_for_recall(
+    keyword: Mapping[int, float],
+    vector: Mapping[int, float],
+    facts: Mapping[int, MemoryFacts],
+    *,
+    neighbours: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+    period: tuple[datetime, datetime] | None = None,
+    identity_question: bool = False,
+    newest: datetime | None = None,
+    half_life_days: float = 30.0,
+    weights: Weights = Weights(),
+    params: FusionParams = FusionParams(),
+) -> list[tuple[int, ScoreParts]]:
+    """Both stages for one question: (memory id, parts), best first.
+
+    `keyword`: keyword_search scores; `vector`: cosines of the vector hits AND of the keyword
+    hits (VectorIndex.similarities), so both sides score every candidate they can;
+    `facts`: every id that may appear (candidates and their neighbours); ids without facts are
+    dropped (deleted between the reads). `newest`: created_at of the owner's newest memory.
+    """
+    created = {mid: f.created_at for mid, f in facts.items()}
+    rel = relevance_scores(keyword, vector, neighbours=neighbours, created_at=created,
+                           period=period, params=params)
+    out = []
+    for mid, r in rel.items():
+        f = facts.get(mid)
+        if f is None:
+            continue
+        parts = score_memory(
+            r, f.importance, f.confidence, recency_score(f.created_at, newest, half_life_days),
+            frequency_score(f.uses), weights,
+            identity=identity_question and f.category == "identity")
+        out.append((mid, parts))
+    out.sort(key=lambda kv: (-kv[1].total, -kv[0]))
+    return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import datetime
 import sqlalchemy as sa
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "common_terms",
     "strip_terms",
     "term_counts",
+    "timeline_around",
     "vector_query_text",
     "fts_match",
     "fts_query",
@@ -38,6 +40,7 @@ __all__ = [
     "query_terms",
 ]
 
+_MAX_TIMELINE_IDS = 400  # far more candidates than recall ever asks about
 MAX_QUERY_TERMS = 32  # a long paste is cut to its first 32 distinct content words
 MAX_TERM_CHARS = 48  # longer "words" are noise (hashes, base64); they never help recall
 _MAX_SCAN_CHARS = 20_000  # only the start of a huge text is looked at
@@ -261,3 +264,39 @@ def keyword_search(
     else:
         raise ValueError(f"keyword search does not support the {dialect!r} dialect")
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def timeline_around(
+    conn: sa.Connection, owner_id: int, ids: list[int], window: int = 2
+) -> list[tuple[int, datetime | None]]:
+    """The owner's memories within `window` saves of any of `ids`, as (id, created_at) by id.
+
+    This is the input of scoring.neighbour_pairs. Deleted and archived memories are not part
+    of the timeline (they cannot be recalled, so they cannot bridge neighbours either). One
+    statement: for each id, the `window` live memories before it and after it (and itself), each
+    an index range read on (owner_id, id), so the cost follows the number of candidates, not
+    the size of the owner's memory. PostgreSQL wants an index on memory (owner_id, id) for it;
+    on SQLite the owner_id index already is one (the rowid is the id).
+    """
+    ids = sorted({int(i) for i in ids})[:_MAX_TIMELINE_IDS]
+    if not ids:
+        return []
+    w = max(0, int(window))
+    live = ("owner_id = :owner AND status != 'deleted' AND deleted_at IS NULL "
+            "AND NOT archived")
+    parts = []
+    params: dict[str, object] = {"owner": int(owner_id), "wb": w + 1, "wa": w}
+    for n, mid in enumerate(ids):
+        params[f"c{n}"] = mid
+        # only around ids that are the owner's live memories themselves
+        mine = f"EXISTS (SELECT 1 FROM memory WHERE id = :c{n} AND {live})"
+        parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {live} AND id <= :c{n} "
+                     f"AND {mine} ORDER BY id DESC LIMIT :wb) AS b{n}")
+        if w:
+            parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {live} AND id > :c{n} "
+                         f"AND {mine} ORDER BY id LIMIT :wa) AS a{n}")
+    stmt = sa.text(
+        f"SELECT id, created_at FROM memory WHERE owner_id = :owner AND id IN "
+        f"({' UNION '.join(parts)}) ORDER BY id"
+    ).columns(sa.column("id", sa.Integer), sa.column("created_at", sa.DateTime))
+    return [(int(r[0]), r[1]) for r in conn.execute(stmt, params)]
