@@ -84,6 +84,7 @@ class ChatProcess:
         self._lines: "queue.Queue[str | None]" = queue.Queue()
         self.output: list[str] = []
         self._mark = 0
+        self.eof = False
         self.stderr = ""
         threading.Thread(target=self._pump, daemon=True).start()
 
@@ -106,6 +107,7 @@ class ChatProcess:
             return False
         if line is None:
             self._lines.put(None)  # stay at EOF
+            self.eof = True
             return False
         self.output.append(line)
         return True
@@ -119,7 +121,7 @@ class ChatProcess:
                 self._mark = len(self.output)
                 return new
             left = deadline - time.monotonic()
-            if left <= 0 or (not self._take(min(left, 1.0)) and self.proc.poll() is not None and self._lines.empty()):
+            if left <= 0 or (not self._take(min(left, 1.0)) and self.eof):
                 raise AssertionError(f"no {needle!r} within {timeout}s; output so far:\n{new}\nstderr: {self._stderr()}")
 
     def count(self, pattern: re.Pattern[str]) -> int:
@@ -128,8 +130,8 @@ class ChatProcess:
     def pump_until(self, predicate, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
         deadline = time.monotonic() + timeout
         while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out; output:\n{''.join(self.output)}\nstderr: {self._stderr()}")
+            if time.monotonic() > deadline or self.eof:
+                raise AssertionError(f"timed out or ended; output:\n{''.join(self.output)}\nstderr: {self._stderr()}")
             self._take(0.5)
 
     def drain(self, timeout: float = 30.0) -> str:

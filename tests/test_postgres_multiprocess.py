@@ -109,20 +109,28 @@ async def pair(db_backend: tuple[str, str | None]) -> AsyncIterator[Pair]:
             db.dispose()
 
 
-def pause_after_first_read(monkeypatch: pytest.MonkeyPatch, module: Any, engine: Any) -> tuple[threading.Event, threading.Event]:
-    """Make the first `get_memory` that `module` does on `engine` stop right after reading, until
-    released: the deterministic form of "the other process wrote between my read and my write"."""
+def pause_after_first_read(
+    monkeypatch: pytest.MonkeyPatch, module: Any, engine: Any, *, before: bool = False
+) -> tuple[threading.Event, threading.Event]:
+    """Make the first `get_memory` that `module` does on `engine` stop right after reading (or
+    just before, with `before`), until released: the deterministic form of "the other process
+    wrote between my read and my write"."""
     real = module.get_memory
     reached, release = threading.Event(), threading.Event()
     state = {"paused": False}
 
     def paused(s: Session, *args: Any, **kwargs: Any) -> Any:
-        row = real(s, *args, **kwargs)
         if s.get_bind() is engine and not state["paused"]:
             state["paused"] = True
+            if before:
+                reached.set()
+                assert release.wait(30), "never released"
+                return real(s, *args, **kwargs)
+            row = real(s, *args, **kwargs)
             reached.set()
             assert release.wait(30), "never released"
-        return row
+            return row
+        return real(s, *args, **kwargs)
 
     monkeypatch.setattr(module, "get_memory", paused)
     return reached, release
@@ -278,6 +286,31 @@ async def test_two_answers_to_one_question_exactly_one_applies(pair: Pair, monke
     actions = pair.rows("SELECT kind FROM action WHERE owner_id = :o AND kind LIKE 'resolve_%'", o=o)
     assert [a[0] for a in actions] == ["resolve_discard"]
     event_chains_are_linear(pair.dbs[0], o)
+
+
+async def test_an_answer_racing_discard_newer_is_told_it_was_settled(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reads the question (pending); B answers "Discard newer", which deletes the new fact; A
+    then finds the new fact gone. The answer must say what happened (settled elsewhere), not
+    that the fact vanished."""
+    from bot.core import Turn
+    from bot.handlers import conflict_message
+    from bot.memory import settle
+
+    o = await pair.owner()
+    await pair.a.handle_message(msg("remember: I live in London"))
+    q = only(await pair.a.handle_message(msg("remember: I moved to Paris")))
+    turn = Turn(owner_id=o, platform="console", chat=msg("x").chat, is_group=False, user_id="alice")
+    q_b = await conflict_message(pair.b, turn, only(await pair.b.memory.pending_conflicts(o)).id)
+    assert q_b is not None
+    reached, release = pause_after_first_read(monkeypatch, settle, pair.dbs[0].engine, before=True)
+
+    slow = asyncio.create_task(pair.a.handle_press(press(button(q, "Keep both"))))
+    await wait_event(reached)
+    fast = only(await pair.b.handle_press(press(button(q_b, "Discard newer"))))
+    release.set()
+    late = only(await slow)
+    assert "was discarded" in said(fast)
+    assert said(late) == "That question was already settled (Discard newer)."
 
 
 # --- real timing: many races at once, outcome checked whatever the interleaving -------------------

@@ -109,6 +109,9 @@ def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Sett
         return _already(c)
     new = get_memory(s, owner_id, c.new_memory_id)
     if new is None:
+        s.refresh(c)  # "Discard newer" given elsewhere a moment ago deletes it: say that instead
+        if c.status != "pending":
+            return _already(c)
         return "The new fact of that question is gone, so there is nothing to settle."
     # Claim the question before changing anything: one conditional UPDATE, so that of two
     # answers given at the same moment (two processes, two devices) exactly one applies. It takes
