@@ -110,6 +110,19 @@ class SemanticIndex:
         assert self.index is not None
         return self.index.search(owner_id, vector, k)
 
+    async def vector_hits(
+        self, owner_id: int, vector: np.ndarray, k: int, also: list[int]
+    ) -> dict[int, float]:
+        """The k nearest memories' cosines, plus the cosine of every id in `also` (the keyword
+        hits), so fusion can score each candidate on both sides."""
+        if not await self.ensure_loaded(owner_id):
+            return {}
+        assert self.index is not None
+        hits = dict(self.index.search(owner_id, vector, k))
+        if also:
+            hits.update(self.index.similarities(owner_id, vector, also))
+        return hits
+
     async def neighbours(self, owner_id: int, vector: np.ndarray | None) -> dict[int, float]:
         """Memories whose cosine with the new fact is at least 0.60, best first (the caller keeps
         the first three that are still current or unsure)."""

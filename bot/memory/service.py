@@ -17,18 +17,21 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
+
 from sqlmodel import Session, select
 
 from bot.config import Settings
 from bot.events import Button
 from bot.memory import buttons as tokens
-from bot.memory import changes, listing, owners, purge, recall, saving, settle, transfer
+from bot.memory import changes, listing, owners, purge, recall, saving, search, settle, transfer
 from bot.memory import undo as undo_mod
 from bot.memory.db import ConcurrentUpdate, Database
 from bot.memory.listing import History, Which
 from bot.memory.models import Action, Memory, Source
 from bot.memory.owners import OwnerPrefs
 from bot.memory.recall import Recalled
+from bot.memory.scoring import Weights
 from bot.memory.recall_index import SemanticIndex
 from bot.memory.saving import Decision, FactError, RememberResult
 from bot.memory.settle import Choice, ConflictView, Settled
@@ -267,22 +270,52 @@ class MemoryService:
     async def search(self, owner_id: int, query: str, limit: int = 10) -> list[MemoryView]:
         return await self._tx(listing.keyword_find, owner_id, query, self.db.dialect, limit)
 
-    async def recall(self, owner_id: int, query: str, *, record_use: bool = True) -> Recalled:
-        """The memory context for a chat turn (labelled blocks within the budgets). Memories
-        actually injected get uses += 1 when `record_use` (real chat turns only)."""
+    async def recall(
+        self,
+        owner_id: int,
+        query: str,
+        *,
+        record_use: bool = True,
+        query_vector: np.ndarray | None = None,
+    ) -> Recalled:
+        """The memory context for a chat turn (labelled blocks within the budgets), by the steps
+        in bot/memory/recall.py. Memories actually injected get uses += 1 when `record_use`
+        (real chat turns only; benchmarks and /why read without writing). `query_vector` lets a
+        caller that already embedded the question (see query_vector()) skip that step."""
         st = self.settings
-        result = await self._tx(
-            recall.recall_tx,
-            owner_id,
+        kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect, st.recall_max_memories)
+        vector: dict[int, float] = {}
+        mode = "keyword"
+        if self.semantic.ready:
+            if query_vector is None:
+                query_vector = await self.semantic.embed_one(search.vector_query_text(query, kw.counts, kw.total))
+            if query_vector is not None:
+                vector = await self.semantic.vector_hits(owner_id, query_vector, recall.VECTOR_CANDIDATES, list(kw.keyword))
+                mode = "hybrid"
+        candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
+        detail = await self._tx(recall.detail_stage, owner_id, candidates, self.db.dialect)
+        ranked = recall.rank(
+            query, kw.keyword, vector, detail, Weights.from_settings(st), st.recency_half_life_days, kw.few
+        )
+        result = recall.assemble(
             query,
-            dialect=self.db.dialect,
+            ranked,
+            detail,
             max_memories=st.recall_max_memories,
             max_tokens=st.recall_max_tokens,
             model_context_tokens=st.model_context_tokens,
+            mode=mode,
         )
         if record_use and result.memory_ids:
             await self._tx(recall.record_use, owner_id, result.memory_ids)
         return result
+
+    async def query_vector(self, owner_id: int, query: str) -> np.ndarray | None:
+        """The vector recall would embed for this question (None without a ready model)."""
+        if not self.semantic.ready:
+            return None
+        kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect)
+        return await self.semantic.embed_one(search.vector_query_text(query, kw.counts, kw.total))
 
     async def count(self, owner_id: int) -> int:
         def work(s: Session) -> int:
