@@ -473,7 +473,7 @@ def test_a_reminder_due_in_two_processes_is_delivered_once(tmp_path: Path, bot_d
     setter = ChatProcess(tmp_path, env)
     try:
         setter.wait_for("Hello")
-        setter.send("/remind in 6 seconds to stretch")
+        setter.send("/remind in 4 seconds to stretch")
         setter.wait_for("I'll remind you: “stretch”")
         assert setter.close() == 0
     finally:
@@ -483,7 +483,7 @@ def test_a_reminder_due_in_two_processes_is_delivered_once(tmp_path: Path, bot_d
         both = lambda: "".join(one.output) + "".join(two.output)  # noqa: E731
         pump_all((one, two), lambda: both().count("Hello") == 2)
         pump_all((one, two), lambda: "⏰ Reminder" in both(), timeout=60)
-        time.sleep(2.0)  # the other process's timer has fired by now too
+        time.sleep(1.5)  # the other process's timer has fired by now too
         for p in (one, two):
             p.drain(0.5)
         assert both().count("“stretch”") == 1, both()
