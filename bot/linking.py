@@ -97,13 +97,7 @@ def _minutes(delta: timedelta) -> int:
 
 
 async def _tx(core: "Core", fn: Callable[..., Any], *args: Any) -> Any:
-    """Run `fn(session, *args)` in one transaction off the event loop."""
-
-    def work() -> Any:
-        with core.memory.db.session() as s:
-            return fn(s, *args)
-
-    return await core.memory.db.run(work)
+    return await core.memory.db.tx(fn, *args)
 
 
 class _Busy(Exception):

@@ -266,11 +266,7 @@ class ReminderService:
         self.clock = clock
 
     async def _tx(self, fn: Callable[..., Any], *args: Any) -> Any:
-        def work() -> Any:
-            with self.db.session() as s:
-                return fn(s, *args)
-
-        return await self.db.run(work)
+        return await self.db.tx(fn, *args)
 
     # --- setting ---------------------------------------------------------------------------
     async def parse(self, owner_id: int, text: str) -> ReminderRequest | ParseProblem:

@@ -359,11 +359,7 @@ class Scheduler:
 
     # --- plumbing ----------------------------------------------------------------------------
     async def _tx(self, fn: Callable[..., Any], *args: Any) -> Any:
-        def work() -> Any:
-            with self.db.session() as s:
-                return fn(s, *args)
-
-        return await self.db.run(work)
+        return await self.db.tx(fn, *args)
 
 
 __all__ = ["Scheduler", "DELIVERING", "SCHEDULED"]

@@ -175,11 +175,7 @@ class Curator:
         return [await self.tidy(o) for o in owners]
 
     async def _tx(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        def work() -> Any:
-            with self.db.session() as s:
-                return fn(s, *args, **kwargs)
-
-        return await self.db.run(work)
+        return await self.db.tx(fn, *args, **kwargs)
 
 
 async def on_tidy(core: "Core", turn: "Turn", intent: Any, msg: Incoming) -> list[Outgoing]:

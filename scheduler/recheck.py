@@ -344,11 +344,7 @@ class Rechecker:
         return True
 
     async def _tx(self, fn: Callable[..., Any], *args: Any) -> Any:
-        def work() -> Any:
-            with self.db.session() as s:
-                return fn(s, *args)
-
-        return await self.db.run(work)
+        return await self.db.tx(fn, *args)
 
 
 async def on_press(core: "Core", turn: "Turn", claim: Claim, press: ButtonPress) -> list[Outgoing]:

@@ -184,6 +184,16 @@ class Database:
                 session.rollback()
                 raise
 
+    async def tx(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn(session, *args, **kwargs)` as one transaction off the event loop: the way
+        every part of the bot does its database work."""
+
+        def work() -> T:
+            with self.session() as s:
+                return fn(s, *args, **kwargs)
+
+        return await self.run(work)
+
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run blocking database work off the event loop; storage failures become StorageError."""
         loop = asyncio.get_running_loop()
