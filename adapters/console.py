@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -79,6 +80,10 @@ class ConsoleAdapter:
                 loop.call_soon_threadsafe(lines.put_nowait, None)
 
         threading.Thread(target=reader, name="console-stdin", daemon=True).start()
+        try:  # Ctrl-C: stop reading, finish the line in flight, then leave like EOF
+            loop.add_signal_handler(signal.SIGINT, lines.put_nowait, None)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread / not POSIX
+            pass
         try:
             while True:
                 line = await lines.get()
@@ -86,6 +91,10 @@ class ConsoleAdapter:
                     break
                 await self.handle_line(line.rstrip("\r\n"))
         finally:
+            try:
+                loop.remove_signal_handler(signal.SIGINT)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
             await self.core.drain()  # type: ignore[attr-defined]
             self.core.outbox.unregister(PLATFORM)
 

@@ -158,3 +158,24 @@ def test_invalid_setting_stops_startup_with_one_line(tmp_path):
                          env=env_for(tmp_path, DEFAULT_TIMEZONE="Mars/Olympus"), timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip() == "error: Invalid setting DEFAULT_TIMEZONE: Value error, unknown time zone 'Mars/Olympus'"
+
+
+def test_ctrl_c_finishes_what_is_in_flight_and_exits_cleanly(tmp_path):
+    import signal
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "chat"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, cwd=tmp_path, env=env_for(tmp_path),
+    )
+    assert "Hello" in proc.stdout.readline()
+    proc.stdin.write("remember: I keep bees\n")
+    proc.stdin.flush()
+    seen = ""
+    while "Saved" not in seen:
+        seen += proc.stdout.readline()
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert "Traceback" not in proc.stderr.read()
+    again = chat(tmp_path, ["/memories"])
+    assert "1. I keep bees" in again.stdout
