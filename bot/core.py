@@ -12,6 +12,7 @@ chat (the model turn).
 from __future__ import annotations
 
 import asyncio
+import weakref
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Hashable
@@ -103,7 +104,9 @@ class Core:
     outbox: Outbox = field(default_factory=Outbox)
     llm: Any = None  # bot.llm.client.LLM when a model is configured
     services: dict[str, Any] = field(default_factory=dict)  # optional parts: reminders, chat ...
-    _locks: dict[Hashable, asyncio.Lock] = field(default_factory=dict)
+    # weak: a lock lives while someone holds or waits for it, so the map does not grow with
+    # every person ever seen
+    _locks: weakref.WeakValueDictionary[Hashable, asyncio.Lock] = field(default_factory=weakref.WeakValueDictionary)
     _refused: set[tuple[str, str]] = field(default_factory=set)
     _background: set[asyncio.Task[Any]] = field(default_factory=set)
     press_handlers: dict[str, PressHandler] = field(default_factory=dict)

@@ -229,3 +229,12 @@ async def test_buttons_that_stand_alone_are_used_up_one_by_one(core):
     assert (await core.memory.claim(undo_a.token, o)).status is ClaimStatus.OK
     assert (await core.memory.claim(undo_b.token, o)).status is ClaimStatus.OK
     assert (await core.memory.claim(undo_a.token, o)).status is ClaimStatus.USED
+
+
+async def test_locks_do_not_pile_up_for_everyone_ever_seen(core):
+    import gc
+
+    for i in range(50):
+        await core.handle_message(msg("/help", f"visitor{i}"))
+    gc.collect()
+    assert len(core._locks) == 0
