@@ -123,6 +123,16 @@ class SemanticIndex:
             hits.update(self.index.similarities(owner_id, vector, also))
         return hits
 
+    def loaded_vector_hits(self, owner_id: int, vector: np.ndarray, k: int, also: list[int]) -> dict[int, float]:
+        """vector_hits for an owner already loaded (ensure_loaded), callable from any thread: recall
+        runs it inside its database transaction to save a trip. {} when the owner is not loaded."""
+        if self.index is None:
+            return {}
+        hits = dict(self.index.search(owner_id, vector, k))
+        if also:
+            hits.update(self.index.similarities(owner_id, vector, also))
+        return hits
+
     async def neighbours(self, owner_id: int, vector: np.ndarray | None) -> dict[int, float]:
         """Memories whose cosine with the new fact is at least 0.60, best first (the caller keeps
         the first three that are still current or unsure)."""

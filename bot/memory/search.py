@@ -17,8 +17,10 @@ Why this shape:
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from datetime import datetime
 import sqlalchemy as sa
 
@@ -32,6 +34,7 @@ __all__ = [
     "strip_terms",
     "term_counts",
     "timeline_around",
+    "timeline_rows",
     "vector_query_text",
     "fts_match",
     "fts_query",
@@ -266,6 +269,79 @@ def keyword_search(
     return [(int(r[0]), float(r[1])) for r in rows]
 
 
+# SQLite: the timeline in one statement whose text never changes (so it is prepared once and
+# cached, where the portable form below is a new statement of 2 x len(ids) sub-selects each
+# time; measured 5.3 ms -> 1.4 ms for 90 ids at 10,000 memories). For each candidate that is
+# the owner's live memory, `lo` is its w-th live memory before and `hi` its w-th after (or
+# the ends of the timeline), so the live memories in [lo, hi] are exactly the candidate and its
+# w neighbours on each side; each range is an index range read on (owner_id, id) (CROSS JOIN
+# keeps SQLite's planner from scanning the owner's whole timeline once per range).
+_LIVE = "owner_id = :owner AND status != 'deleted' AND deleted_at IS NULL AND NOT archived"
+_SQLITE_TIMELINE = """
+    WITH c(cid) AS (SELECT CAST(value AS INTEGER) FROM json_each(:ids)),
+    r(lo, hi) AS MATERIALIZED (
+      SELECT
+        CASE WHEN :w = 0 THEN c.cid ELSE coalesce(
+          (SELECT id FROM memory WHERE {live} AND id < c.cid ORDER BY id DESC LIMIT 1 OFFSET :wm1),
+          -9223372036854775807) END,
+        CASE WHEN :w = 0 THEN c.cid ELSE coalesce(
+          (SELECT id FROM memory WHERE {live} AND id > c.cid ORDER BY id LIMIT 1 OFFSET :wm1),
+          9223372036854775807) END
+      FROM c
+      WHERE EXISTS (SELECT 1 FROM memory WHERE id = c.cid AND {live})
+    )
+    SELECT DISTINCT {select} FROM r CROSS JOIN memory AS m
+    WHERE m.owner_id = :owner AND m.id BETWEEN r.lo AND r.hi
+      AND m.status != 'deleted' AND m.deleted_at IS NULL AND NOT m.archived
+    ORDER BY m.id
+    """
+_sqlite_json: dict[str, bool] = {}
+_sqlite_statements: dict[tuple[str, ...], sa.TextClause] = {}
+
+
+def timeline_rows(
+    conn: sa.Connection, owner_id: int, ids: list[int], window: int, columns: Sequence[sa.ColumnClause]
+) -> list[sa.Row]:
+    """The rows (with `columns`, the first of which must be the id) of the owner's live memories
+    within `window` saves of any of `ids`, by id. See timeline_around."""
+    ids = sorted({int(i) for i in ids})[:_MAX_TIMELINE_IDS]
+    if not ids:
+        return []
+    w = max(0, int(window))
+    names = tuple(c.name for c in columns)
+    if conn.dialect.name == "sqlite" and _sqlite_json.get("ok", True):
+        stmt = _sqlite_statements.get(names)
+        if stmt is None:
+            stmt = sa.text(_SQLITE_TIMELINE.format(live=_LIVE, select=", ".join(f"m.{n}" for n in names))).columns(*columns)
+            _sqlite_statements[names] = stmt
+        try:
+            return list(conn.execute(stmt, {"owner": int(owner_id), "ids": json.dumps(ids), "w": w,
+                                            "wm1": max(0, w - 1)}))
+        except sa.exc.OperationalError as exc:  # an SQLite built without JSON: the portable form
+            if "json_each" not in str(exc):
+                raise
+            _sqlite_json["ok"] = False
+    parts = []
+    params: dict[str, object] = {"owner": int(owner_id), "wb": w + 1, "wa": w}
+    for n, mid in enumerate(ids):
+        params[f"c{n}"] = mid
+        # only around ids that are the owner's live memories themselves
+        mine = f"EXISTS (SELECT 1 FROM memory WHERE id = :c{n} AND {_LIVE})"
+        parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {_LIVE} AND id <= :c{n} "
+                     f"AND {mine} ORDER BY id DESC LIMIT :wb) AS b{n}")
+        if w:
+            parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {_LIVE} AND id > :c{n} "
+                         f"AND {mine} ORDER BY id LIMIT :wa) AS a{n}")
+    stmt = sa.text(
+        f"SELECT {', '.join(names)} FROM memory WHERE owner_id = :owner AND id IN "
+        f"({' UNION '.join(parts)}) ORDER BY id"
+    ).columns(*columns)
+    return list(conn.execute(stmt, params))
+
+
+_TIMELINE_COLUMNS = (sa.column("id", sa.Integer), sa.column("created_at", sa.DateTime))
+
+
 def timeline_around(
     conn: sa.Connection, owner_id: int, ids: list[int], window: int = 2
 ) -> list[tuple[int, datetime | None]]:
@@ -278,25 +354,4 @@ def timeline_around(
     the size of the owner's memory. PostgreSQL wants an index on memory (owner_id, id) for it;
     on SQLite the owner_id index already is one (the rowid is the id).
     """
-    ids = sorted({int(i) for i in ids})[:_MAX_TIMELINE_IDS]
-    if not ids:
-        return []
-    w = max(0, int(window))
-    live = ("owner_id = :owner AND status != 'deleted' AND deleted_at IS NULL "
-            "AND NOT archived")
-    parts = []
-    params: dict[str, object] = {"owner": int(owner_id), "wb": w + 1, "wa": w}
-    for n, mid in enumerate(ids):
-        params[f"c{n}"] = mid
-        # only around ids that are the owner's live memories themselves
-        mine = f"EXISTS (SELECT 1 FROM memory WHERE id = :c{n} AND {live})"
-        parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {live} AND id <= :c{n} "
-                     f"AND {mine} ORDER BY id DESC LIMIT :wb) AS b{n}")
-        if w:
-            parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {live} AND id > :c{n} "
-                         f"AND {mine} ORDER BY id LIMIT :wa) AS a{n}")
-    stmt = sa.text(
-        f"SELECT id, created_at FROM memory WHERE owner_id = :owner AND id IN "
-        f"({' UNION '.join(parts)}) ORDER BY id"
-    ).columns(sa.column("id", sa.Integer), sa.column("created_at", sa.DateTime))
-    return [(int(r[0]), r[1]) for r in conn.execute(stmt, params)]
+    return [(int(r[0]), r[1]) for r in timeline_rows(conn, owner_id, ids, window, _TIMELINE_COLUMNS)]

@@ -10,6 +10,7 @@ listing, transfer), and every call here runs that work off the event loop throug
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import random
@@ -62,6 +63,7 @@ class MemoryService:
         self.db = db
         self.settings = settings
         self.semantic = semantic or SemanticIndex(db, None)
+        self.newest = recall.NewestCache()  # each person's newest memory time, for recency
         self.defaults = OwnerPrefs(
             conflict_review=settings.default_conflict_review,
             ai_judge=settings.default_ai_judge,
@@ -219,6 +221,7 @@ class MemoryService:
         out = await self._tx(changes.restore, owner_id, memory_id)
         if out is not None:
             self.semantic.invalidate(owner_id)
+            self.newest.forget(owner_id)
         return out
 
     async def delete(self, owner_id: int, memory_id: int, *, actor: str = "person") -> changes.Changed | None:
@@ -230,11 +233,13 @@ class MemoryService:
     async def forget_everything(self, owner_id: int) -> int:
         count = await self._tx(changes.forget_everything, owner_id)
         self.semantic.invalidate(owner_id)
+        self.newest.forget(owner_id)
         return count
 
     async def undo(self, owner_id: int, action_id: str | None = None) -> Undone:
         out = await self._tx(undo_mod.undo, owner_id, action_id)
         self.semantic.invalidate(owner_id)
+        self.newest.forget(owner_id)
         return out
 
     async def claim_action(self, owner_id: int, action_id: str) -> None:
@@ -283,17 +288,22 @@ class MemoryService:
         (real chat turns only; benchmarks and /why read without writing). `query_vector` lets a
         caller that already embedded the question (see query_vector()) skip that step."""
         st = self.settings
-        kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect, st.recall_max_memories)
-        vector: dict[int, float] = {}
+        kw: recall.KeywordStage | None = None
+        vector_hits = None
         mode = "keyword"
-        if self.semantic.ready:
-            if query_vector is None:
+        if self.semantic.ready and await self.semantic.ensure_loaded(owner_id):
+            if query_vector is None:  # the question's vector depends on the person's common words
+                kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect, st.recall_max_memories)
                 query_vector = await self.semantic.embed_one(search.vector_query_text(query, kw.counts, kw.total))
             if query_vector is not None:
-                vector = await self.semantic.vector_hits(owner_id, query_vector, recall.VECTOR_CANDIDATES, list(kw.keyword))
+                vector_hits = functools.partial(
+                    self.semantic.loaded_vector_hits, owner_id, query_vector, recall.VECTOR_CANDIDATES
+                )
                 mode = "hybrid"
-        candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
-        detail = await self._tx(recall.detail_stage, owner_id, candidates, self.db.dialect)
+        # everything else in one transaction: keyword stage (if not done), vectors, details
+        kw, vector, detail = await self._tx(
+            recall.gather_stage, owner_id, query, self.db.dialect, st.recall_max_memories, kw, vector_hits, self.newest
+        )
         ranked = recall.rank(
             query, kw.keyword, vector, detail, Weights.from_settings(st), st.recency_half_life_days, kw.few
         )
@@ -348,6 +358,7 @@ class MemoryService:
         out = await self._tx(settle.resolve, owner_id, conflict_id, choice)
         if isinstance(out, Settled) and choice in (Choice.REPLACE, Choice.DISCARD):
             self.semantic.invalidate(owner_id)
+            self.newest.forget(owner_id)
         return out
 
     async def record_shown(self, owner_id: int, conflict_id: int, platform: str, chat_id: str, message_id: str | None) -> None:
@@ -374,6 +385,7 @@ class MemoryService:
         backup = transfer.parse_backup(raw)
         report = await self._tx(transfer.import_backup, owner_id, backup)
         self.semantic.invalidate(owner_id)
+        self.newest.forget(owner_id)
         return report
 
     # --- plumbing ----------------------------------------------------------------------------
