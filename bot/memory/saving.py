@@ -86,6 +86,15 @@ def candidate_rows(
             Memory.deleted_at.is_(None),  # type: ignore[union-attr]
         )
         ids.extend(s.exec(stmt))
+    # one SELECT for the rows the loop below most likely reads (it stops after CANDIDATE_LIMIT
+    # usable ones): held here, they stay in the session's (weak) identity map, so get_memory
+    # finds them without a query each (20 single-row loads were ~5 ms of a save at 10,000
+    # memories)
+    wanted = list(dict.fromkeys([*ids[: 2 * CANDIDATE_LIMIT], *vector_ids[: 2 * VECTOR_CANDIDATES]]))
+    prefetched = (
+        s.exec(select(Memory).where(Memory.owner_id == owner_id, Memory.id.in_(wanted))).all()  # type: ignore[union-attr]
+        if wanted else []
+    )
     seen: set[int] = set()
     rows: list[Memory] = []
 
@@ -108,6 +117,7 @@ def candidate_rows(
         if extra >= VECTOR_CANDIDATES:
             break
         extra += int(take(mid))
+    del prefetched
     return rows
 
 
