@@ -197,10 +197,15 @@ def detail_stage(
             Memory.archived == False, Memory.deleted_at.is_(None),  # type: ignore[union-attr]  # noqa: E712
         )
         found = list(found) + list(s.exec(stmt))
+    # only the candidates and their neighbours can be scored; the other memories of the
+    # timeline were read to learn that they are not neighbours (saved too far apart)
+    wanted = set(candidate_ids)
+    for mid in candidate_ids:
+        wanted.update(other for other, _ in neighbours.get(mid, ()))
     rows: dict[int, Row] = {}
     for r in found:
         mid, text, status, category, vf, vu, created, importance, confidence, uses = r
-        if status not in LIVE_STATUSES or not text:
+        if mid not in wanted or status not in LIVE_STATUSES or not text:
             continue  # cannot be recalled
         rows[int(mid)] = Row(int(mid), text, status, category, vf, vu, created, importance, confidence, uses)
     if newest_cache is not None:
