@@ -7,7 +7,8 @@ For each size N, on a fresh temporary SQLite file (the product's pragmas, synchr
   `--others-memories` each (100 x 100 by default), bulk-loaded in batches through
   MemoryService.remember_many (embeddings computed by the model, batch by batch), interleaved so
   the person's memories are spread through the table as in a shared database;
-- a few hundred realistic questions, each timed three ways, back to back:
+- a few hundred realistic questions, each timed three ways (in rounds of 50 questions, each
+  way in a pass of its own, so all three see the same background load):
   recall_*        MemoryService.recall(..., query_vector=precomputed, record_use=False): the whole
                   context assembly (keyword stage, vector search, timeline, ranking, blocks) with
                   the question's vector computed beforehand by MemoryService.query_vector;
@@ -54,6 +55,7 @@ from bot.config import Settings
 DEFAULT_SIZES = "1000,10000,100000"
 DEFAULT_CACHE = "/tmp/bench-latency-vectors"
 LOAD_BATCH = 1000
+PASS = 50  # questions per timing pass
 TOP = 20
 TARGETS_AT_10000 = {"recall_p95_ms": 10.0, "recall_embed_p95_ms": 30.0, "remember_p95_ms": 15.0}
 
@@ -475,17 +477,25 @@ async def measure_size(
         t_embed: list[float] = []
         t_bm25: list[float] = []
         hits = 0
-        for q, v in zip(qs, qvecs):
-            started = time.perf_counter()
-            got = await memory.recall(person, q, query_vector=v, record_use=False)
-            t_recall.append(time.perf_counter() - started)
-            hits += bool(got.memory_ids)
-            started = time.perf_counter()
-            await memory.recall(person, q, record_use=False)
-            t_embed.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            baseline.search_tokens(bm25_tokens([q])[0], TOP)
-            t_bm25.append(time.perf_counter() - started)
+        # in rounds of PASS questions, each kind timed in a pass of its own: the three kinds
+        # see the same background load, and none is timed right after another kind's work
+        # (the model's threads are still winding down after an embedding)
+        pairs = list(zip(qs, qvecs))
+        for start in range(0, len(pairs), PASS):
+            chunk = pairs[start:start + PASS]
+            for q, v in chunk:
+                started = time.perf_counter()
+                got = await memory.recall(person, q, query_vector=v, record_use=False)
+                t_recall.append(time.perf_counter() - started)
+                hits += bool(got.memory_ids)
+            for q, _ in chunk:
+                started = time.perf_counter()
+                await memory.recall(person, q, record_use=False)
+                t_embed.append(time.perf_counter() - started)
+            for q, _ in chunk:
+                started = time.perf_counter()
+                baseline.search_tokens(bm25_tokens([q])[0], TOP)
+                t_bm25.append(time.perf_counter() - started)
 
         # ---- remember with the conflict check, fsync on every commit (synchronous=FULL)
         say(f"{n}: timing {remembers} saves")
