@@ -110,3 +110,128 @@ def test_percentile():
     assert latency.percentile([], 95) == 0.0
     assert latency.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
     assert latency.percentile(list(range(101)), 95) == pytest.approx(95.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The recall-path changes the latency benchmark led to must not change what recall returns.
+
+async def _two_people(tmp_path, n: int = 120):
+    """A SQLite file with two people's memories saved interleaved, some deleted, archived or
+    marked deleted, so timelines and keyword hits have holes and other people's rows."""
+    import random
+
+    import sqlalchemy as sa
+
+    from bot.memory.db import Database
+    from bot.memory.service import MemoryService
+
+    db = Database(f"sqlite:///{tmp_path / 'p.db'}")
+    memory = MemoryService(db, make_settings())
+    a = await memory.owner_for("t", "a")
+    b = await memory.owner_for("t", "b")
+    facts = latency.make_facts(2 * n, 11)
+    dates = latency.spread_dates(2 * n, 11, days=20)
+    for i in range(0, 2 * n, 10):
+        owner = a if (i // 10) % 2 == 0 else b
+        await memory.remember_many(owner, list(zip(facts[i:i + 10], dates[i:i + 10])))
+    rng = random.Random(3)
+    with db.engine.begin() as conn:
+        ids = [r[0] for r in conn.execute(sa.text("SELECT id FROM memory"))]
+        for mid in rng.sample(ids, len(ids) // 5):
+            change = rng.choice(["deleted_at = '2025-01-01 00:00:00'", "archived = 1", "status = 'deleted'"])
+            conn.execute(sa.text(f"UPDATE memory SET {change} WHERE id = :i"), {"i": mid})
+    return db, memory, a, b, ids
+
+
+async def test_timeline_statement_matches_the_portable_form(tmp_path):
+    import random
+
+    from bot.memory import search
+
+    db, _memory, a, b, ids = await _two_people(tmp_path)
+    rng = random.Random(4)
+    try:
+        with db.engine.connect() as conn:
+            for _ in range(60):
+                owner = rng.choice([a, b])
+                cands = rng.sample(ids, rng.randint(1, 40))
+                window = rng.randint(0, 3)
+                fast = search.timeline_around(conn, owner, cands, window)
+                search._sqlite_json["ok"] = False
+                try:
+                    portable = search.timeline_around(conn, owner, cands, window)
+                finally:
+                    search._sqlite_json.pop("ok", None)
+                assert fast == portable
+    finally:
+        db.dispose()
+
+
+async def test_keyword_search_top_first_matches_the_full_query(tmp_path):
+    from bot.memory import search
+
+    db, _memory, a, b, _ids = await _two_people(tmp_path)
+    questions = latency.make_questions(40, 5) + latency.make_facts(20, 6) + ["Lisbon", "nothing matches zzz"]
+    try:
+        with db.engine.connect() as conn:
+            for q in questions:
+                for owner in (a, b):
+                    for limit in (1, 3, 50):
+                        for archived in (False, True):
+                            got = search.keyword_search(conn, owner, q, limit, "sqlite", include_archived=archived)
+                            match = search.fts_match(owner, q)
+                            full = [] if match is None else [
+                                (int(r[0]), float(r[1])) for r in conn.execute(
+                                    search._SQLITE_SQL, {"match": match, "owner": owner, "archived": archived, "limit": limit})
+                            ]
+                            assert got == full
+    finally:
+        db.dispose()
+
+
+async def test_newest_cache_follows_saves_deletes_and_undo(tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from bot.memory.db import Database
+    from bot.memory.models import Memory
+    from bot.memory.service import MemoryService
+
+    db = Database(f"sqlite:///{tmp_path / 'n.db'}")
+    memory = MemoryService(db, make_settings())
+    owner = await memory.owner_for("t", "n")
+    other = await memory.owner_for("t", "o")
+
+    def both() -> tuple[object, object]:
+        with db.session() as s:
+            direct = s.exec(select(func.max(Memory.created_at)).where(
+                Memory.owner_id == owner, Memory.deleted_at.is_(None))).first()
+            return memory.newest.get(s, owner), direct
+
+    try:
+        cached, direct = both()
+        assert cached is None and direct is None
+        t0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+        ids = await memory.remember_many(owner, [(f"Fact number {i} about gardening", t0 + timedelta(days=i)) for i in range(5)])
+        cached, direct = both()
+        assert cached == direct == t0 + timedelta(days=4)
+        await memory.remember_many(owner, [("An older fact, imported later", t0 - timedelta(days=30))])
+        await memory.remember_many(other, [("Someone else's newer fact", t0 + timedelta(days=99))])
+        cached, direct = both()
+        assert cached == direct == t0 + timedelta(days=4)
+        await memory.delete(owner, ids[-1])  # the newest goes
+        cached, direct = both()
+        assert cached == direct == t0 + timedelta(days=3)
+        await memory.undo(owner)  # and comes back
+        cached, direct = both()
+        assert cached == direct == t0 + timedelta(days=4)
+        await memory.remember_many(owner, [("A newer fact", t0 + timedelta(days=50))])
+        cached, direct = both()
+        assert cached == direct == t0 + timedelta(days=50)
+        await memory.forget_everything(owner)
+        cached, direct = both()
+        assert cached is None and direct is None
+    finally:
+        db.dispose()
