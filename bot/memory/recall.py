@@ -182,30 +182,20 @@ def detail_stage(
     s: Session, owner_id: int, candidate_ids: list[int], dialect: str, newest_cache: NewestCache | None = None
 ) -> DetailStage:
     """Steps 3 and the facts of step 4, in one transaction: the timeline around the candidates,
-    and what scoring and assembly need to know about every memory in it (read with the
-    timeline: every candidate that can be recalled is part of its own timeline)."""
+    and what scoring and assembly need to know about the candidates and their neighbours."""
     conn = s.connection()
     params = scoring.FusionParams()
-    found = search.timeline_rows(conn, owner_id, candidate_ids, params.neighbour_window, _DETAIL_COLUMNS)
-    timeline = [(int(r[0]), r[6]) for r in found]
+    timeline = search.timeline_around(conn, owner_id, candidate_ids, params.neighbour_window) if candidate_ids else []
     neighbours = scoring.neighbour_pairs(timeline, params.neighbour_window, params.neighbour_max_gap) if timeline else {}
-    if len(set(candidate_ids)) > search._MAX_TIMELINE_IDS:  # more than the timeline looks around
-        have = {mid for mid, _ in timeline}
-        rest = sorted(set(candidate_ids) - have)
-        stmt = select(*_DETAIL_COLUMNS).where(
-            Memory.owner_id == owner_id, Memory.id.in_(rest),  # type: ignore[union-attr]
-            Memory.archived == False, Memory.deleted_at.is_(None),  # type: ignore[union-attr]  # noqa: E712
-        )
-        found = list(found) + list(s.exec(stmt))
-    # only the candidates and their neighbours can be scored; the other memories of the
-    # timeline were read to learn that they are not neighbours (saved too far apart)
+    # only the candidates and their neighbours can be scored: the rest of the timeline was read
+    # to learn that it is not next to them (saved too far apart), so its details are not read
     wanted = set(candidate_ids)
     for mid in candidate_ids:
         wanted.update(other for other, _ in neighbours.get(mid, ()))
     rows: dict[int, Row] = {}
-    for r in found:
+    for r in search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS):
         mid, text, status, category, vf, vu, created, importance, confidence, uses = r
-        if mid not in wanted or status not in LIVE_STATUSES or not text:
+        if status not in LIVE_STATUSES or not text:
             continue  # cannot be recalled
         rows[int(mid)] = Row(int(mid), text, status, category, vf, vu, created, importance, confidence, uses)
     if newest_cache is not None:

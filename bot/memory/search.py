@@ -35,6 +35,7 @@ __all__ = [
     "term_counts",
     "timeline_around",
     "timeline_rows",
+    "memory_rows",
     "vector_query_text",
     "fts_match",
     "fts_query",
@@ -364,6 +365,38 @@ def timeline_rows(
         f"({' UNION '.join(parts)}) ORDER BY id"
     ).columns(*columns)
     return list(conn.execute(stmt, params))
+
+
+_ROWS_WHERE = "owner_id = :owner AND deleted_at IS NULL AND NOT archived"
+
+
+def memory_rows(conn: sa.Connection, owner_id: int, ids: list[int], columns: Sequence[sa.ColumnClause]) -> list[sa.Row]:
+    """The rows (with `columns`) of the owner's memories among `ids` that are neither deleted nor
+    archived, by id. On SQLite the ids travel as one JSON parameter, so the statement's text
+    never changes and is prepared once (an IN list of ~130 ids is a new statement each time)."""
+    ids = sorted({int(i) for i in ids})
+    if not ids:
+        return []
+    names = tuple(c.name for c in columns)
+    select_list = ", ".join(names)
+    if conn.dialect.name == "sqlite" and _sqlite_json.get("ok", True):
+        key = ("rows", *names)
+        stmt = _sqlite_statements.get(key)
+        if stmt is None:
+            stmt = sa.text(
+                f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} "
+                f"AND id IN (SELECT value FROM json_each(:ids)) ORDER BY id"
+            ).columns(*columns)
+            _sqlite_statements[key] = stmt
+        try:
+            return list(conn.execute(stmt, {"owner": int(owner_id), "ids": json.dumps(ids)}))
+        except sa.exc.OperationalError as exc:
+            if "json_each" not in str(exc):
+                raise
+            _sqlite_json["ok"] = False
+    stmt = sa.text(f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND id IN :ids ORDER BY id").bindparams(
+        sa.bindparam("ids", expanding=True)).columns(*columns)
+    return list(conn.execute(stmt, {"owner": int(owner_id), "ids": ids}))
 
 
 _TIMELINE_COLUMNS = (sa.column("id", sa.Integer), sa.column("created_at", sa.DateTime))
