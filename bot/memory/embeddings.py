@@ -206,6 +206,9 @@ class SentenceTransformerEmbedder:
 
     # -- encoding
     def _encode(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        torch.set_num_threads(1 if len(texts) <= 4 else 2)
         vecs = self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                   convert_to_numpy=True, show_progress_bar=False)
         return normalise_rows(np.asarray(vecs, dtype=np.float32))
