@@ -218,3 +218,11 @@ async def test_events_are_written_in_the_same_transaction_as_each_change(memory,
         kinds = [r[0] for r in s.execute(sql("SELECT kind FROM memory_event WHERE memory_id = :m ORDER BY id"), {"m": m.id})]
     assert kinds == ["created", "edited", "marked_past", "restored", "deleted"]
 
+
+
+async def test_the_same_slot_is_always_a_candidate_however_many_words_match_elsewhere(memory):
+    o = await owner(memory)
+    home = (await memory.remember(o, "I live in London")).memory
+    await memory.remember_many(o, [(f"My dog Rex learned trick number {i}", None) for i in range(30)])
+    r = await memory.remember(o, "I live in Berlin with my dog Rex now")
+    assert home.id in {m.id for m in r.asked}

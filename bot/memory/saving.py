@@ -23,6 +23,7 @@ from bot.memory.store import MemoryView, get_memory, log_event, new_action, snap
 
 MAX_FACT_CHARS = 2000
 CANDIDATE_LIMIT = 20
+SLOT_CANDIDATES = 10
 VECTOR_CANDIDATES = 3
 LIVE = (Status.CURRENT.value, Status.UNSURE.value)
 
@@ -73,19 +74,26 @@ def candidate_rows(
     """Current or unsure memories that may be about the same thing: shared meaningful words, the
     same single-value slot, and the vector neighbours the caller found."""
     ids: list[int] = []
+    if slot:
+        # the same single-value slot first, newest first: whatever else matches, these are the
+        # facts a new residence, car or job may replace
+        stmt = (
+            select(Memory.id)
+            .where(
+                Memory.owner_id == owner_id,
+                Memory.slot == slot,
+                Memory.status.in_(LIVE),  # type: ignore[attr-defined]
+                Memory.archived == False,  # noqa: E712
+                Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+            )
+            .order_by(Memory.id.desc())  # type: ignore[union-attr]
+            .limit(SLOT_CANDIDATES)
+        )
+        ids.extend(s.exec(stmt))
     words = rules.keywords(text)
     if words:
         hits = search.keyword_search(s.connection(), owner_id, " ".join(sorted(words)), CANDIDATE_LIMIT * 3, dialect)
         ids.extend(mid for mid, _ in hits)
-    if slot:
-        stmt = select(Memory.id).where(
-            Memory.owner_id == owner_id,
-            Memory.slot == slot,
-            Memory.status.in_(LIVE),  # type: ignore[attr-defined]
-            Memory.archived == False,  # noqa: E712
-            Memory.deleted_at.is_(None),  # type: ignore[union-attr]
-        )
-        ids.extend(s.exec(stmt))
     # one SELECT for the rows the loop below most likely reads (it stops after CANDIDATE_LIMIT
     # usable ones): held here, they stay in the session's (weak) identity map, so get_memory
     # finds them without a query each (20 single-row loads were ~5 ms of a save at 10,000
