@@ -36,10 +36,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from bench.data import shared_data
 from bench.locomo import Conversation, hit_at_k, load_locomo, recall_at_k
 from bot.config import Settings
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo10.json"
+DEFAULT_DATA = shared_data("locomo10.json")
 KS = (5, 8, 10, 20)
 TOP = 20
 TARGET_RECALL_AT_8 = 0.60

@@ -48,6 +48,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
+from bench.data import shared_data
 from bench.locomo import Conversation, Question, hit_at_k, load_locomo, recall_at_k
 from bot.memory import scoring
 from bot.memory.questions import is_identity_question, question_period
@@ -61,7 +62,7 @@ from bot.memory.search import (
 )
 from bot.memory.vectors import VectorIndex
 
-DEFAULT_DATA = "/work/shared/data/locomo10.json"
+DEFAULT_DATA = str(shared_data("locomo10.json"))
 DEFAULT_CACHE = "/tmp/retrieval_lab_cache"
 KS = (5, 8, 10, 20)
 TOP = 20

@@ -51,6 +51,20 @@ def drop_pg_schema(schema: str) -> None:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
+def shared_data_or_skip(name: str):
+    """A shared benchmark data file; missing, it skips with the reason — except with CI=true,
+    where the checks that use it must run."""
+    from bench.data import data_dirs, shared_data
+
+    path = shared_data(name)
+    if not path.is_file():
+        message = f"{name} not found in {', '.join(map(str, data_dirs()))} (set SHARED_DATA_DIR)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true: checks on the shared data must run)")
+        pytest.skip(message)
+    return path
+
+
 def make_settings(**overrides: object) -> Settings:
     """Settings for tests: no .env, no tokens, no model, embeddings off unless asked."""
     base: dict[str, object] = {

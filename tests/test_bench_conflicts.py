@@ -28,11 +28,9 @@ DEV_FILE_NAME = "conflict_pairs_dev.jsonl"
 def _dev_file() -> Path | None:
     """The dev pairs: $CONFLICT_PAIRS_DEV, or shared/data beside the repository (as on the
     developers' machines and in CI)."""
-    candidates = [
-        os.environ.get("CONFLICT_PAIRS_DEV", ""),
-        str(Path(__file__).resolve().parents[2] / "shared" / "data" / DEV_FILE_NAME),
-        f"/work/shared/data/{DEV_FILE_NAME}",
-    ]
+    from bench.data import shared_data
+
+    candidates = [os.environ.get("CONFLICT_PAIRS_DEV", ""), str(shared_data(DEV_FILE_NAME))]
     for candidate in candidates:
         if candidate and Path(candidate).is_file():
             return Path(candidate)

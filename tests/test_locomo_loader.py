@@ -148,12 +148,10 @@ def test_metrics(ranked, evidence, k, recall, hit) -> None:
     assert hit_at_k(ranked, evidence, k) == hit
 
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo10.json"
-
-
-@pytest.mark.skipif(not SHARED.exists(), reason="shared/data/locomo10.json not present")
 def test_real_file_counts() -> None:
-    convs = load_locomo(SHARED)
+    from tests.conftest import shared_data_or_skip
+
+    convs = load_locomo(shared_data_or_skip("locomo10.json"))
     assert len(convs) == 10
     assert sum(len(c.turns) for c in convs) == 5882
     assert sum(len(c.scored_questions()) for c in convs) == 1536
