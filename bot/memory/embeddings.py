@@ -125,6 +125,7 @@ class SentenceTransformerEmbedder:
         self.name = DEFAULT_MODEL_NAME if source == "default" else Path(source).name or source
         self.error: str | None = None
         self._model: Any = None
+        self._fast: Any = None  # a traced encode (bot.memory.traced) when it matches the model
         self._dim = 0
         self._loaded = threading.Event()  # set when loading ended, either way
         self._started = False
@@ -195,8 +196,12 @@ class SentenceTransformerEmbedder:
             if dim <= 0:
                 dim = int(model.encode(["probe"], convert_to_numpy=True).shape[1])
             self._dim = dim
+            from bot.memory.traced import build_traced_encoder  # noqa: PLC0415 - needs torch
+
+            self._fast = build_traced_encoder(model, self.batch_size)
             self._model = model
-            log.info("embedding model %s ready (%d dimensions)", self.name, dim)
+            log.info("embedding model %s ready (%d dimensions, %s)", self.name, dim,
+                     "traced" if self._fast is not None else "eager")
         except Exception as exc:  # noqa: BLE001 - any failure means "keyword search only"
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("embedding model %r unavailable, recall uses keyword search only: %s",
@@ -209,6 +214,8 @@ class SentenceTransformerEmbedder:
         import torch
 
         torch.set_num_threads(1 if len(texts) <= 4 else 2)
+        if self._fast is not None:
+            return normalise_rows(self._fast(texts))
         vecs = self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                   convert_to_numpy=True, show_progress_bar=False)
         return normalise_rows(np.asarray(vecs, dtype=np.float32))
