@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
+from bot.memory.regex_gate import may_match, required_literals
 from bot.memory.slots import SlotMatch, detect_slot, find_slots, is_wish, sentences, slot_value
 from bot.memory.text import (
     GENERIC_WORDS,
@@ -190,7 +191,9 @@ CHANGE_WORDING: tuple[ChangeCue, ...] = (
 )
 """Change wording as data: extend by adding a ChangeCue."""
 
-_COMPILED_CUES = tuple((re.compile(cue.pattern), cue.target) for cue in CHANGE_WORDING)
+_COMPILED_CUES = tuple(
+    (re.compile(cue.pattern), cue.target, required_literals(cue.pattern)) for cue in CHANGE_WORDING
+)
 _OBJECT_END = re.compile(
     r"\s+(?:and|but|to|for|because|since|so|then|after|before|when|with|into|as|or)\b.*$|[,]"
     r".*$"
@@ -338,7 +341,9 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
     targets: list[frozenset[str]] = []
     has_change = False
     for _, sentence in sentences(norm):
-        for pattern, target in _COMPILED_CUES:
+        for pattern, target, gate in _COMPILED_CUES:
+            if not may_match(gate, sentence):
+                continue  # a word the cue needs is missing
             for match in pattern.finditer(sentence):
                 if is_wish(sentence, match.start()):
                     continue

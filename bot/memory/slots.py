@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from bot.memory.regex_gate import may_match, required_literals
 from bot.memory.text import lemma, normalise
 
 __all__ = [
@@ -545,22 +546,26 @@ def is_wish(sentence: str, start: int) -> bool:
     return bool(WISH.search(_CLAUSE_BREAK.split(sentence[:start])[-1]))
 
 
+Gate = frozenset[str] | None  # words one of which a pattern needs (bot.memory.regex_gate)
+
+
 @dataclass(frozen=True)
 class _Compiled:
-    patterns: tuple[tuple[re.Pattern[str], Check | None], ...]
-    hints: tuple[re.Pattern[str], ...]
+    patterns: tuple[tuple[re.Pattern[str], Check | None, Gate], ...]
+    hints: tuple[tuple[re.Pattern[str], Gate], ...]
     skip: re.Pattern[str] | None
     reject: re.Pattern[str] | None
 
 
 def _compile(rule: SlotRule) -> _Compiled:
-    patterns = tuple(
-        (re.compile(p[0]), p[1]) if isinstance(p, tuple) else (re.compile(p), None)
-        for p in rule.patterns
-    )
+    patterns = []
+    for p in rule.patterns:
+        source, check = p if isinstance(p, tuple) else (p, None)
+        compiled = re.compile(source)
+        patterns.append((compiled, check, required_literals(compiled)))
     return _Compiled(
-        patterns=patterns,
-        hints=tuple(re.compile(hint) for hint in rule.hints),
+        patterns=tuple(patterns),
+        hints=tuple((re.compile(hint), required_literals(hint)) for hint in rule.hints),
         skip=re.compile(rule.skip_if) if rule.skip_if else None,
         reject=re.compile(rule.reject_values) if rule.reject_values else None,
     )
@@ -569,13 +574,17 @@ def _compile(rule: SlotRule) -> _Compiled:
 _COMPILED: dict[str, _Compiled] = {name: _compile(rule) for name, rule in SLOTS.items()}
 
 
-def _match_rule(name: str, rule: SlotRule, norm: str) -> list[SlotMatch]:
+def _match_rule(
+    name: str, rule: SlotRule, norm: str, sents: list[tuple[int, str]] | None = None
+) -> list[SlotMatch]:
     found: list[SlotMatch] = []
     compiled = _COMPILED.get(name) or _compile(rule)
-    for offset, sentence in sentences(norm):
+    for offset, sentence in sentences(norm) if sents is None else sents:
         if compiled.skip is not None and compiled.skip.search(sentence):
             continue
-        for pattern, check in compiled.patterns:
+        for pattern, check, gate in compiled.patterns:
+            if not may_match(gate, sentence):
+                continue  # a word the pattern needs is missing: it cannot match
             for match in pattern.finditer(sentence):
                 if is_wish(sentence, match.start()):
                     continue
@@ -598,7 +607,9 @@ def _match_rule(name: str, rule: SlotRule, norm: str) -> list[SlotMatch]:
                         continue
                     slot = name.format(cat=cat)
                 found.append(SlotMatch(slot, value or None, False, offset + match.start()))
-        for hint in compiled.hints:
+        for hint, gate in compiled.hints:
+            if not may_match(gate, sentence):
+                continue
             for match in hint.finditer(sentence):
                 if not is_wish(sentence, match.start()):
                     raw = match.groupdict().get("value")
@@ -611,8 +622,9 @@ def _match_rule(name: str, rule: SlotRule, norm: str) -> list[SlotMatch]:
 def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     best: dict[str, SlotMatch] = {}
     priority: dict[str, int] = {}
+    sents = sentences(norm)
     for order, (name, rule) in enumerate(SLOTS.items()):
-        for found in _match_rule(name, rule, norm):
+        for found in _match_rule(name, rule, norm, sents):
             priority.setdefault(found.slot, order)
             current = best.get(found.slot)
             # Prefer an explicit statement over a hint, one that names a value, then the earliest.
