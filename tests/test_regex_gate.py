@@ -49,6 +49,9 @@ def _all_gated() -> list[tuple[re.Pattern[str], frozenset[str] | None]]:
     out = [(p, g) for rule in slots._COMPILED.values() for p, _, g in rule.patterns]
     out += [(h, g) for rule in slots._COMPILED.values() for h, g in rule.hints]
     out += [(p, g) for p, _, g in conflict._COMPILED_CUES]
+    from bot.memory import text as text_mod
+
+    out += [(p, g) for p, _, g in text_mod._CONTRACTIONS_COMPILED]
     return out
 
 
@@ -76,6 +79,20 @@ def test_gates_never_skip_a_pattern_that_matches() -> None:
             for pattern, gate in gated:
                 if pattern.search(sent):
                     assert may_match(gate, sent), (pattern.pattern, sent)
+
+
+def test_gated_normalise_equals_ungated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.memory import text as text_mod
+
+    raw = CORPUS + make_facts(1500, 11) + [
+        "I won't, can't, ain't, shan't", "I'm here; Im there; ive been", "idk, dont, doesnt, wasnt",
+        "you're, we've, they'll, she'd", "he's, what's, that's, it's", "whats thats", "James' car",
+        "the cat's toy", "didn’t ‘quote’", "5cats 60years", "x-ray, 9/11, a—b",
+    ]
+    plain_norm = text_mod.normalise.__wrapped__
+    gated = [plain_norm(t) for t in raw]
+    monkeypatch.setattr(text_mod, "may_match", lambda gate, text: True)
+    assert [plain_norm(t) for t in raw] == gated
 
 
 def test_gated_slots_and_change_wording_equal_ungated(monkeypatch: pytest.MonkeyPatch) -> None:

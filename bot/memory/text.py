@@ -17,6 +17,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from bot.memory.regex_gate import may_match, required_literals
+
 __all__ = [
     "GENERIC_WORDS",
     "IRREGULAR_FORMS",
@@ -61,6 +63,10 @@ _CONTRACTIONS: tuple[tuple[str, str], ...] = (
     (r"'s\b", ""),
     (r"s'(?=\s|$)", "s"),
 )
+_CONTRACTIONS_COMPILED = tuple((re.compile(p), r, required_literals(p)) for p, r in _CONTRACTIONS)
+_SPACES = re.compile(r"\s+")
+
+
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """Lower-case, NFKC, one kind of apostrophe, contractions expanded, hyphens as spaces.
@@ -72,10 +78,11 @@ def normalise(text: str) -> str:
     out = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
     out = _DASHES.sub(" ", out)
     out = _DIGIT_WORD.sub(" ", out)
-    for pattern, replacement in _CONTRACTIONS:
-        out = re.sub(pattern, replacement, out)
+    for pattern, replacement, gate in _CONTRACTIONS_COMPILED:
+        if may_match(gate, out):  # most texts hold none of these: skip the scan
+            out = pattern.sub(replacement, out)
     out = out.replace("'", " ")
-    return re.sub(r"\s+", " ", out).strip()
+    return _SPACES.sub(" ", out).strip()
 
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+")
