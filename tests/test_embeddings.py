@@ -149,6 +149,9 @@ def test_default_minilm_runs_traced_and_gives_the_models_own_vectors() -> None:
     emb = build_embedder(make_settings(embedding_model="default"), start=False)
     assert emb is not None and emb.load_now(), emb.error
     assert emb._fast is not None  # the traced path passed its check
+    import gc
+
+    assert gc.get_freeze_count() > 100_000  # the model's objects are out of the collector's way
     texts = ["I live in Paris", "", "x", "Ünïcödé ✓ 日本語のテキスト", "word " * 600,
              "My sister Anna moved to Berlin in 2019 and works as a nurse", "a\nb\tc"] * 5
     expected = emb._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=4)

@@ -15,6 +15,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import logging
 import os
@@ -200,6 +201,11 @@ class SentenceTransformerEmbedder:
 
             self._fast = build_traced_encoder(model, self.batch_size)
             self._model = model
+            # The model brings ~500,000 Python objects that live as long as the process. Left in
+            # the collector's oldest generation, every full collection walks them, stalling the
+            # event loop: 466 ms for one full collection after loading, 25 ms with them frozen
+            # (gc.callbacks, 10,000 memories). Frozen, collections skip them (and all alive now).
+            gc.freeze()
             log.info("embedding model %s ready (%d dimensions, %s)", self.name, dim,
                      "traced" if self._fast is not None else "eager")
         except Exception as exc:  # noqa: BLE001 - any failure means "keyword search only"
