@@ -176,15 +176,15 @@ class Scheduler:
             if name in self._running_jobs:
                 log.info("job %s still running; this run is skipped", name)
                 return
+            try:
+                work = factory()
+            except Exception:
+                log.exception("%s failed", name)
+                return
             self._running_jobs.add(name)
-
-            async def run() -> None:
-                try:
-                    await factory()
-                finally:
-                    self._running_jobs.discard(name)
-
-            self._spawn(run(), name)
+            task = self._spawn(work, name)
+            # freed when the run ends in any way, also when it is cancelled before it started
+            task.add_done_callback(lambda _t: self._running_jobs.discard(name))
 
         self._aps.add_job(fire, IntervalTrigger(seconds=seconds, timezone=timezone.utc), id=f"job:{name}", replace_existing=True)
 
@@ -202,6 +202,9 @@ class Scheduler:
         task = asyncio.get_running_loop().create_task(guarded(), name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        # a task cancelled before its first step (a stop or the loop closing right after a timer
+        # fired) never awaits `coro`; close it so that it is not reported as never awaited
+        task.add_done_callback(lambda t: coro.close() if t.cancelled() and hasattr(coro, "close") else None)
         return task
 
     async def purge(self) -> int:

@@ -343,6 +343,43 @@ async def test_add_interval_job_runs_repeatedly_and_never_overlaps(started):
     assert runs >= 2 and peak == 1
 
 
+async def test_a_job_cancelled_before_it_started_is_not_left_running_or_unawaited(started):
+    """A periodic job whose task is cancelled before its first step (the scheduler stopping,
+    or the loop closing, right after the timer fired) leaves no coroutine that was never
+    awaited and does not stay marked as running (which would skip every later run)."""
+    import gc
+    import warnings
+
+    _, sched, _ = await started()
+    calls = 0
+
+    async def job() -> None:
+        nonlocal calls
+        calls += 1
+
+    fire = None
+    sched.add_interval_job("tidy", 3600, job)
+    for aps_job in sched._aps.get_jobs():
+        if aps_job.id == "job:tidy":
+            fire = aps_job.func
+    assert fire is not None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        await fire()  # the timer fires: the run is spawned as a task ...
+        spawned = [t for t in sched._tasks if t.get_name() == "tidy"]
+        assert len(spawned) == 1
+        spawned[0].cancel()  # ... and is cancelled before it ever ran
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        gc.collect()
+    assert calls == 0
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+    assert "tidy" not in sched._running_jobs
+    await fire()  # the next firing runs
+    await asyncio.sleep(0.05)
+    assert calls == 1
+
+
 async def test_the_purge_job_removes_deleted_text_after_the_undo_window(database, db_backend):
     settings = make_settings(database_url=db_backend[0], undo_window_seconds=0)
     app, sched = make_app(database, settings)
