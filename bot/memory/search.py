@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 import sqlalchemy as sa
 
@@ -327,6 +327,28 @@ _sqlite_json: dict[str, bool] = {}
 _sqlite_statements: dict[tuple[str, ...], sa.TextClause] = {}
 
 
+def _sqlite_json_rows(
+    conn: sa.Connection, key: tuple[str, ...], sql: Callable[[], str],
+    columns: Sequence[sa.ColumnClause], params: dict[str, object],
+) -> list[sa.Row] | None:
+    """Run an SQLite statement that takes its ids as one JSON parameter, prepared once per `key`
+    (`sql()` builds its text the first time). None when this is not SQLite or the SQLite has no
+    JSON functions (remembered), so that the caller uses its portable form."""
+    if conn.dialect.name != "sqlite" or not _sqlite_json.get("ok", True):
+        return None
+    stmt = _sqlite_statements.get(key)
+    if stmt is None:
+        stmt = sa.text(sql()).columns(*columns)
+        _sqlite_statements[key] = stmt
+    try:
+        return list(conn.execute(stmt, params))
+    except sa.exc.OperationalError as exc:  # an SQLite built without JSON: the portable form
+        if "json_each" not in str(exc):
+            raise
+        _sqlite_json["ok"] = False
+        return None
+
+
 def timeline_rows(
     conn: sa.Connection, owner_id: int, ids: list[int], window: int, columns: Sequence[sa.ColumnClause]
 ) -> list[sa.Row]:
@@ -337,18 +359,12 @@ def timeline_rows(
         return []
     w = max(0, int(window))
     names = tuple(c.name for c in columns)
-    if conn.dialect.name == "sqlite" and _sqlite_json.get("ok", True):
-        stmt = _sqlite_statements.get(names)
-        if stmt is None:
-            stmt = sa.text(_SQLITE_TIMELINE.format(live=_LIVE, select=", ".join(f"m.{n}" for n in names))).columns(*columns)
-            _sqlite_statements[names] = stmt
-        try:
-            return list(conn.execute(stmt, {"owner": int(owner_id), "ids": json.dumps(ids), "w": w,
-                                            "wm1": max(0, w - 1)}))
-        except sa.exc.OperationalError as exc:  # an SQLite built without JSON: the portable form
-            if "json_each" not in str(exc):
-                raise
-            _sqlite_json["ok"] = False
+    found = _sqlite_json_rows(
+        conn, names, lambda: _SQLITE_TIMELINE.format(live=_LIVE, select=", ".join(f"m.{n}" for n in names)),
+        columns, {"owner": int(owner_id), "ids": json.dumps(ids), "w": w, "wm1": max(0, w - 1)},
+    )
+    if found is not None:
+        return found
     parts = []
     params: dict[str, object] = {"owner": int(owner_id), "wb": w + 1, "wa": w}
     for n, mid in enumerate(ids):
@@ -377,23 +393,14 @@ def memory_rows(conn: sa.Connection, owner_id: int, ids: list[int], columns: Seq
     ids = sorted({int(i) for i in ids})
     if not ids:
         return []
-    names = tuple(c.name for c in columns)
-    select_list = ", ".join(names)
-    if conn.dialect.name == "sqlite" and _sqlite_json.get("ok", True):
-        key = ("rows", *names)
-        stmt = _sqlite_statements.get(key)
-        if stmt is None:
-            stmt = sa.text(
-                f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} "
-                f"AND id IN (SELECT value FROM json_each(:ids)) ORDER BY id"
-            ).columns(*columns)
-            _sqlite_statements[key] = stmt
-        try:
-            return list(conn.execute(stmt, {"owner": int(owner_id), "ids": json.dumps(ids)}))
-        except sa.exc.OperationalError as exc:
-            if "json_each" not in str(exc):
-                raise
-            _sqlite_json["ok"] = False
+    select_list = ", ".join(c.name for c in columns)
+    found = _sqlite_json_rows(
+        conn, ("rows", select_list),
+        lambda: f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND id IN (SELECT value FROM json_each(:ids)) ORDER BY id",
+        columns, {"owner": int(owner_id), "ids": json.dumps(ids)},
+    )
+    if found is not None:
+        return found
     stmt = sa.text(f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND id IN :ids ORDER BY id").bindparams(
         sa.bindparam("ids", expanding=True)).columns(*columns)
     return list(conn.execute(stmt, {"owner": int(owner_id), "ids": ids}))
