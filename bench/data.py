@@ -20,7 +20,5 @@ def data_dirs() -> list[Path]:
 def shared_data(name: str) -> Path:
     """The first existing copy of a shared data file (or the first place looked, so that an
     error message names it)."""
-    for d in data_dirs():
-        if (d / name).is_file():
-            return d / name
-    return data_dirs()[0] / name
+    dirs = data_dirs()
+    return next((d / name for d in dirs if (d / name).is_file()), dirs[0] / name)

@@ -4,8 +4,9 @@ Python threads.
 Why: eager PyTorch runs a forward pass as a few hundred small operations, and each one takes
 Python's GIL back. In the bot, the embedding thread shares the GIL with the event loop and the
 database thread, so while those run Python code one sentence took over a second instead of
-~25 ms (measured on the development machine beside one busy Python thread). A traced, frozen graph runs its operations in C++ without the GIL: the same
-sentence took ~48 ms beside the busy thread, and ~20% less than eager when alone.
+~25 ms (measured on the development machine beside one busy Python thread). A traced, frozen
+graph runs its operations in C++ and hardly waits for the GIL: the same sentence took ~48 ms
+beside the busy thread, and ~20% less than eager when alone.
 
 The trace is only used when it gives the same vectors as the model's own `encode` on probe
 texts (single and padded batches); anything unexpected (another architecture, another pooling,
@@ -33,9 +34,9 @@ TOLERANCE = 1e-4  # largest difference allowed per vector component (unit vector
 Encode = Callable[[list[str]], np.ndarray]
 
 
-def _parts(model: Any) -> tuple[Any, Any] | None:
-    """(transformer module, its Hugging Face model) when the pipeline is Transformer -> mean
-    Pooling (-> Normalize), the shape of all-MiniLM-L6-v2; None otherwise."""
+def _hf_model(model: Any) -> Any | None:
+    """The Hugging Face model inside `model` when the pipeline is Transformer -> mean Pooling
+    (-> Normalize), the shape of all-MiniLM-L6-v2; None otherwise."""
     try:
         modules = list(model._modules.values())
     except AttributeError:
@@ -50,8 +51,7 @@ def _parts(model: Any) -> tuple[Any, Any] | None:
     others = ("pooling_mode_cls_token", "pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens")
     if not mode or any(getattr(pooling, o, False) for o in others):
         return None
-    auto = getattr(modules[0], "auto_model", None)
-    return (modules[0], auto) if auto is not None else None
+    return getattr(modules[0], "auto_model", None)
 
 
 def build_traced_encoder(model: Any, batch_size: int = 32) -> Encode | None:
@@ -61,11 +61,10 @@ def build_traced_encoder(model: Any, batch_size: int = 32) -> Encode | None:
         import torch  # noqa: PLC0415 - heavy, optional
     except ImportError:
         return None
-    parts = _parts(model)
-    if parts is None:
+    auto = _hf_model(model)
+    if auto is None:
         log.info("embedding model is not a mean-pooling transformer; using its own encode")
         return None
-    _, auto = parts
     # sentence-transformers 5 renamed tokenize to preprocess (the old name warns)
     tokenize = getattr(model, "preprocess", None) or getattr(model, "tokenize", None)
     if tokenize is None:
@@ -105,7 +104,6 @@ def build_traced_encoder(model: Any, batch_size: int = 32) -> Encode | None:
 
     def encode(texts: list[str]) -> np.ndarray:
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # less padding per batch
-        out = np.zeros((len(texts), 0), dtype=np.float32)
         rows: list[np.ndarray] = []
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
@@ -116,11 +114,10 @@ def build_traced_encoder(model: Any, batch_size: int = 32) -> Encode | None:
                 weights = mask.unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
                 rows.append(torch.nn.functional.normalize(pooled, p=2, dim=1).numpy())
-        if rows:
-            out = np.concatenate(rows).astype(np.float32)
-            back = np.empty_like(out)
-            back[order] = out
-            out = back
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        out = np.empty((len(texts), rows[0].shape[1]), dtype=np.float32)
+        out[order] = np.concatenate(rows)  # back to the callers' order
         return out
 
     try:
