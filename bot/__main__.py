@@ -66,8 +66,13 @@ async def _chat(settings: Settings) -> int:
     return 0
 
 
+def _no_platform(settings: Settings) -> bool:
+    """No platform token: `run` is the terminal chat."""
+    return not settings.telegram_bot_token and not settings.discord_bot_token
+
+
 async def _run(settings: Settings) -> int:
-    if not settings.telegram_bot_token and not settings.discord_bot_token:
+    if _no_platform(settings):
         return await _chat(settings)
     from bot.runner import run_platforms
 
@@ -144,7 +149,11 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings()
     except ConfigError as exc:
         return _fail(str(exc), 2)
-    _setup_logging(settings, quiet=args.command in ("chat", "export", "import", "bench"))
+    # the terminal chat owns the screen (also as `run` with no platform token): warnings only
+    terminal = args.command in ("chat", "export", "import", "bench") or (
+        args.command == "run" and _no_platform(settings)
+    )
+    _setup_logging(settings, quiet=terminal)
 
     try:
         if args.command == "chat":

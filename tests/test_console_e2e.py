@@ -184,7 +184,9 @@ def test_ctrl_c_finishes_what_is_in_flight_and_exits_cleanly(tmp_path):
 def test_run_without_tokens_is_the_terminal_chat(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "bot", "run"], input="remember: I keep bees\n/memories\n",
-        capture_output=True, text=True, cwd=tmp_path, env=env_for(tmp_path), timeout=120,
+        capture_output=True, text=True, cwd=tmp_path, env=env_for(tmp_path, LOG_LEVEL="INFO"), timeout=120,
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Hello!") and "1. I keep bees" in out.stdout
+    # the chat owns the terminal: no INFO log lines (scheduler started/stopped ...) drawn into it
+    assert out.stderr == "", out.stderr
