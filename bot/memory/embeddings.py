@@ -126,7 +126,8 @@ class SentenceTransformerEmbedder:
         self.name = DEFAULT_MODEL_NAME if source == "default" else Path(source).name or source
         self.error: str | None = None
         self._model: Any = None
-        self._fast: Any = None  # a traced encode (bot.memory.traced) when it matches the model
+        self._fast: Any = None  # an exact faster encode (ONNX Runtime, else TorchScript), if any
+        self.engine = "none"  # which encode runs: onnx | traced | eager (once loaded)
         self._dim = 0
         self._loaded = threading.Event()  # set when loading ended, either way
         self._started = False
@@ -199,17 +200,22 @@ class SentenceTransformerEmbedder:
             if dim <= 0:
                 dim = int(model.encode(["probe"], convert_to_numpy=True).shape[1])
             self._dim = dim
+            from bot.memory.onnx_encoder import build_onnx_encoder  # noqa: PLC0415 - needs torch
             from bot.memory.traced import build_traced_encoder  # noqa: PLC0415 - needs torch
 
-            self._fast = build_traced_encoder(model, self.batch_size)
+            # the fastest exact copy of the model: ONNX Runtime, else TorchScript, else its encode
+            self._fast = build_onnx_encoder(model, self.batch_size)
+            self.engine = "onnx"
+            if self._fast is None:
+                self._fast = build_traced_encoder(model, self.batch_size)
+                self.engine = "traced" if self._fast is not None else "eager"
             self._model = model
             # The model brings ~500,000 Python objects that live as long as the process. Left in
             # the collector's oldest generation, every full collection walks them, stalling the
             # event loop: 466 ms for one full collection after loading, 25 ms with them frozen
             # (gc.callbacks, 10,000 memories). Frozen, collections skip them (and all alive now).
             gc.freeze()
-            log.info("embedding model %s ready (%d dimensions, %s)", self.name, dim,
-                     "traced" if self._fast is not None else "eager")
+            log.info("embedding model %s ready (%d dimensions, %s)", self.name, dim, self.engine)
         except Exception as exc:  # noqa: BLE001 - any failure means "keyword search only"
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("embedding model %r unavailable, recall uses keyword search only: %s",
@@ -219,6 +225,8 @@ class SentenceTransformerEmbedder:
 
     # -- encoding
     def _encode(self, texts: list[str]) -> np.ndarray:
+        if self.engine == "onnx":
+            return normalise_rows(self._fast(texts))
         import torch
 
         torch.set_num_threads(1 if len(texts) <= 4 else 2)

@@ -1,5 +1,6 @@
 """A TorchScript copy of a mean-pooling sentence-transformers model, for encoding beside busy
-Python threads.
+Python threads. The embedder prefers the ONNX Runtime copy (bot.memory.onnx_encoder, about
+twice as fast); this one serves where onnxruntime is missing or its copy fails its check.
 
 Why: eager PyTorch runs a forward pass as a few hundred small operations, and each one takes
 Python's GIL back. In the bot, the embedding thread shares the GIL with the event loop and the
@@ -34,7 +35,7 @@ TOLERANCE = 1e-4  # largest difference allowed per vector component (unit vector
 Encode = Callable[[list[str]], np.ndarray]
 
 
-def _hf_model(model: Any) -> Any | None:
+def mean_pooling_transformer(model: Any) -> Any | None:
     """The Hugging Face model inside `model` when the pipeline is Transformer -> mean Pooling
     (-> Normalize), the shape of all-MiniLM-L6-v2; None otherwise."""
     try:
@@ -61,7 +62,7 @@ def build_traced_encoder(model: Any, batch_size: int = 32) -> Encode | None:
         import torch  # noqa: PLC0415 - heavy, optional
     except ImportError:
         return None
-    auto = _hf_model(model)
+    auto = mean_pooling_transformer(model)
     if auto is None:
         log.info("embedding model is not a mean-pooling transformer; using its own encode")
         return None
