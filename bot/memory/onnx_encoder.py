@@ -37,7 +37,7 @@ OPSET = 17
 THREADS = 2
 
 
-def build_onnx_encoder(model: Any, batch_size: int = 32, threads: int = THREADS) -> Encode | None:
+def build_onnx_encoder(model: Any, batch_size: int = 32, threads: int | None = None) -> Encode | None:
     """An encode function (texts -> unit float32 rows) running `model` in ONNX Runtime, or None
     when that is not possible or not exact."""
     try:
@@ -86,7 +86,7 @@ def build_onnx_encoder(model: Any, batch_size: int = 32, threads: int = THREADS)
                 dynamo=False,
             )
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, int(threads))
+        options.intra_op_num_threads = max(1, int(THREADS if threads is None else threads))
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: nothing drawn into the terminal chat
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

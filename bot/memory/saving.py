@@ -1,8 +1,9 @@
 """Saving facts: the transactional half of Remember, and new versions of a fact.
 
-Remember is split in two so that the optional AI judge (a network call) never runs inside a
-database transaction: `gather` reads the candidates and the rule assessment, the service may ask
-the judge, and `apply` writes the outcome in one transaction.
+Remember is one transaction (`remember`: preferences, related memories, rules, write) unless the
+person's optional AI judge is to decide: it is a network call and never runs inside a database
+transaction, so then `remember` returns what the rules found (AskJudge), the service asks the
+judge, and `apply_remember` writes the outcome in a second transaction.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from bot.memory import search
 from bot.memory.classify import classify
 from bot.memory.dates import extract_validity
 from bot.memory.models import Conflict, EventKind, Memory, Status, utcnow
-from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from bot.memory.owners import OwnerPrefs, read_prefs
+from bot.memory.store import MemoryView, get_memory, log_event, log_events, new_action, snapshot, touch
 
 MAX_FACT_CHARS = 2000
 CANDIDATE_LIMIT = 20
@@ -49,10 +51,21 @@ def clean_fact(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class CandidateRow:
+    """What the rules need of one related memory: read as plain columns, not as an ORM object
+    (a save reads up to ~80 of them and keeps at most 23; 20 ORM loads were ~5 ms of a save)."""
+
+    id: int
+    text: str
+    slot: str | None
+    status: str
+
+
+@dataclass(frozen=True)
 class Gathered:
     """What the rules found before anything is written."""
 
-    candidates: tuple[MemoryView, ...]
+    candidates: tuple[CandidateRow, ...]
     assessment: rules.Assessment
     slot: str | None
 
@@ -68,11 +81,40 @@ class RememberResult:
     reasons: dict[int, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class NewFact:
+    """How a new fact is written, whoever decides about the old ones."""
+
+    source: str
+    confidence: float
+    source_ref: str | None
+    created_at: datetime | None
+    embedding: bytes | None
+    actor: str
+    importance: float | None = None
+
+
+@dataclass(frozen=True)
+class AskJudge:
+    """The rules ran and the person's AI judge should decide before anything is written (it is a
+    network call, so it never runs inside a transaction)."""
+
+    gathered: Gathered
+    olds: list[tuple[int, str]]  # what the judge is shown: nominated, then vector neighbours
+
+
+_CANDIDATE_COLUMNS = tuple(
+    Memory.__table__.c[name]  # type: ignore[attr-defined]
+    for name in ("id", "text", "slot", "status")
+)
+
+
 def candidate_rows(
     s: Session, owner_id: int, text: str, slot: str | None, dialect: str, vector_ids: list[int]
-) -> list[Memory]:
+) -> list[CandidateRow]:
     """Current or unsure memories that may be about the same thing: shared meaningful words, the
     same single-value slot, and the vector neighbours the caller found."""
+    conn = s.connection()
     ids: list[int] = []
     if slot:
         # the same single-value slot first, newest first: whatever else matches, these are the
@@ -92,28 +134,26 @@ def candidate_rows(
         ids.extend(s.exec(stmt))
     words = rules.keywords(text)
     if words:
-        hits = search.keyword_search(s.connection(), owner_id, " ".join(sorted(words)), CANDIDATE_LIMIT * 3, dialect)
+        hits = search.keyword_search(conn, owner_id, " ".join(sorted(words)), CANDIDATE_LIMIT * 3, dialect)
         ids.extend(mid for mid, _ in hits)
-    # one SELECT for the rows the loop below most likely reads (it stops after CANDIDATE_LIMIT
-    # usable ones): held here, they stay in the session's (weak) identity map, so get_memory
-    # finds them without a query each (20 single-row loads were ~5 ms of a save at 10,000
-    # memories)
-    wanted = list(dict.fromkeys([*ids[: 2 * CANDIDATE_LIMIT], *vector_ids[: 2 * VECTOR_CANDIDATES]]))
-    prefetched = (
-        s.exec(select(Memory).where(Memory.owner_id == owner_id, Memory.id.in_(wanted))).all()  # type: ignore[union-attr]
-        if wanted else []
-    )
+    # one statement for every row the loop below may read (neither deleted nor archived)
+    wanted = list(dict.fromkeys([*ids, *vector_ids]))
+    found = {
+        int(r[0]): CandidateRow(int(r[0]), r[1], r[2], r[3])
+        for r in search.memory_rows(conn, owner_id, wanted, _CANDIDATE_COLUMNS)
+        if r[3] in LIVE and r[1]
+    }
     seen: set[int] = set()
-    rows: list[Memory] = []
+    rows: list[CandidateRow] = []
 
     def take(mid: int) -> bool:
         if mid in seen:
             return False
         seen.add(mid)
-        m = get_memory(s, owner_id, mid)
-        if m is None or m.archived or m.status not in LIVE or not m.text:
+        row = found.get(mid)
+        if row is None:
             return False
-        rows.append(m)
+        rows.append(row)
         return True
 
     for mid in ids:
@@ -125,7 +165,6 @@ def candidate_rows(
         if extra >= VECTOR_CANDIDATES:
             break
         extra += int(take(mid))
-    del prefetched
     return rows
 
 
@@ -144,14 +183,59 @@ def gather(
         return Gathered((), rules.Assessment(None, ()), slot)
     cosines = cosines or {}
     rows = candidate_rows(s, owner_id, text, slot, dialect, list(cosines))
-    facts = [rules.Fact(id=m.id, text=m.text, slot=m.slot, status=m.status) for m in rows if m.id is not None]
+    facts = [rules.Fact(id=m.id, text=m.text, slot=m.slot, status=m.status) for m in rows]
     relevant = [f for f in facts if f.id in cosines or rules.is_candidate(text, f)]
     assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()})
     if not dedupe:
         assessment = rules.Assessment(None, assessment.nominations)
     if not review:
         assessment = rules.Assessment(assessment.duplicate_of, ())
-    return Gathered(tuple(MemoryView.of(m) for m in rows), assessment, slot)
+    return Gathered(tuple(rows), assessment, slot)
+
+
+def rule_decisions(gathered: Gathered) -> tuple[dict[int, Decision], dict[int, str]]:
+    """What the rules decided: every nominated memory is asked about, never retired."""
+    decisions: dict[int, Decision] = {}
+    reasons: dict[int, str] = {}
+    for nom in gathered.assessment.nominations:
+        decisions[nom.old_id] = "ask"
+        reasons[nom.old_id] = f"rule: {nom.rule}"
+    return decisions, reasons
+
+
+def remember(
+    s: Session,
+    owner_id: int,
+    text: str,
+    dialect: str,
+    cosines: dict[int, float],
+    new: NewFact,
+    *,
+    defaults: OwnerPrefs,
+    review: bool | None,
+    dedupe: bool,
+    judge_available: bool,
+) -> RememberResult | AskJudge:
+    """Remember in one transaction: the person's preferences, the related memories and the
+    rules, then the write; or, when the person's AI judge is to decide, the rules' findings
+    without any write (AskJudge). A near duplicate writes nothing and names the memory that
+    already holds the fact."""
+    prefs = read_prefs(s, owner_id, defaults)
+    if review is None:
+        review = prefs.conflict_review
+    gathered = gather(s, owner_id, text, dialect, cosines, dedupe=dedupe, review=review)
+    if gathered.assessment.duplicate_of is not None:
+        dup = get_memory(s, owner_id, gathered.assessment.duplicate_of)
+        if dup is not None:
+            return RememberResult(duplicate_of=MemoryView.of(dup))
+    decisions, reasons = rule_decisions(gathered)
+    if review and prefs.ai_judge and judge_available:
+        by_id = {c.id: c for c in gathered.candidates}
+        semantic_extra = [i for i in cosines if i not in decisions and i in by_id][:3]
+        olds = [(i, by_id[i].text) for i in list(decisions) + semantic_extra if i in by_id]
+        if olds:
+            return AskJudge(gathered, olds)
+    return apply_remember(s, owner_id, text, slot=gathered.slot, decisions=decisions, reasons=reasons, new=new)
 
 
 def apply_remember(
@@ -162,19 +246,14 @@ def apply_remember(
     slot: str | None,
     decisions: dict[int, Decision],
     reasons: dict[int, str],
-    source: str,
-    confidence: float,
-    source_ref: str | None,
-    created_at: datetime | None,
-    embedding: bytes | None,
-    actor: str,
-    importance: float | None = None,
+    new: NewFact,
 ) -> RememberResult:
     """Write a new fact and what the rules or the judge decided about the old ones, in one
     transaction."""
     kind = classify(text)
     validity = extract_validity(text, utcnow().date())
     now = utcnow()
+    actor = new.actor
     memory = Memory(
         owner_id=owner_id,
         text=text,
@@ -183,23 +262,35 @@ def apply_remember(
         status=Status.CURRENT.value,
         valid_from=validity.valid_from,
         valid_until=validity.valid_until,
-        source=source,
-        source_ref=source_ref,
-        confidence=confidence,
-        importance=kind.importance if importance is None else importance,
-        created_at=created_at or now,
+        source=new.source,
+        source_ref=new.source_ref,
+        confidence=new.confidence,
+        importance=kind.importance if new.importance is None else new.importance,
+        created_at=new.created_at or now,
         updated_at=now,
-        embedding=embedding,
+        embedding=new.embedding,
     )
     s.add(memory)
     s.flush()
     action = new_action(s, owner_id, "remember", f"saving “{text[:80]}”", actor=actor)
     log_event(s, action, memory, EventKind.CREATED, None, actor=actor)
     result = RememberResult(memory=MemoryView.of(memory), action_id=action.id, reasons=dict(reasons))
+    if not decisions:
+        return result
 
+    # every old memory in one read, every change in one flush, then one event each
+    olds = {
+        m.id: m
+        for m in s.exec(select(Memory).where(
+            Memory.owner_id == owner_id,
+            Memory.id.in_(list(decisions)),  # type: ignore[union-attr]
+            Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+        ))
+    }
+    retired: list[tuple[Memory, dict[str, object]]] = []
     asked: list[Memory] = []
     for old_id, decision in decisions.items():
-        old = get_memory(s, owner_id, old_id)
+        old = olds.get(old_id)
         if old is None or old.status not in LIVE:
             continue
         if decision == "retire":
@@ -208,11 +299,11 @@ def apply_remember(
             old.replaced_by = memory.id
             touch(old)
             s.add(old)
-            log_event(s, action, old, EventKind.UPDATED, before, actor=actor, note=reasons.get(old_id, ""))
-            result.retired.append(MemoryView.of(old))
+            retired.append((old, before))
         elif decision == "ask":
             asked.append(old)
 
+    conflict: Conflict | None = None
     if asked:
         conflict = Conflict(
             owner_id=owner_id,
@@ -226,13 +317,19 @@ def apply_remember(
         s.flush()
         action.conflict_id = conflict.id
         s.add(action)
-        for old in asked:
-            before = snapshot(old)
-            old.status = Status.UNSURE.value
-            touch(old)
-            s.add(old)
-            log_event(s, action, old, EventKind.MARKED_UNSURE, before, actor=actor, note="possibly replaced; asked")
-            result.asked.append(MemoryView.of(old))
+    unsure: list[tuple[Memory, dict[str, object]]] = []
+    for old in asked:
+        before = snapshot(old)
+        old.status = Status.UNSURE.value
+        touch(old)
+        s.add(old)
+        unsure.append((old, before))
+    entries = [(old, EventKind.UPDATED, before, reasons.get(old.id or 0, "")) for old, before in retired]
+    entries += [(old, EventKind.MARKED_UNSURE, before, "possibly replaced; asked") for old, before in unsure]
+    log_events(s, action, entries, actor=actor)
+    result.retired = [MemoryView.of(old) for old, _ in retired]
+    result.asked = [MemoryView.of(old) for old, _ in unsure]
+    if conflict is not None:
         result.conflict_id = conflict.id
     return result
 

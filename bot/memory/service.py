@@ -114,29 +114,24 @@ class MemoryService:
         replacements are asked about (or, with the AI judge, retired when it is sure), nothing
         is overwritten. Raises FactError for text that cannot be a fact."""
         text = saving.clean_fact(text)
-        prefs = await self.prefs(owner_id)
-        if review is None:
-            review = prefs.conflict_review
         vector = await self.semantic.embed_one(text)
         cosines = await self.semantic.neighbours(owner_id, vector) if vector is not None else {}
-        gathered = await self._tx(saving.gather, owner_id, text, self.db.dialect, cosines, dedupe=dedupe, review=review)
-        if gathered.assessment.duplicate_of is not None:
-            dup = next((c for c in gathered.candidates if c.id == gathered.assessment.duplicate_of), None)
-            if dup is not None:
-                return RememberResult(duplicate_of=dup)
-
-        decisions: dict[int, Decision] = {}
-        reasons: dict[int, str] = {}
-        for nom in gathered.assessment.nominations:
-            decisions[nom.old_id] = "ask"
-            reasons[nom.old_id] = f"rule: {nom.rule}"
-        if review and prefs.ai_judge and judge is not None:
-            by_id = {c.id: c for c in gathered.candidates}
-            asked = list(decisions)
-            semantic_extra = [i for i in cosines if i not in decisions and i in by_id][:3]
-            olds = [(i, by_id[i].text) for i in asked + semantic_extra if i in by_id]
-            verdict = await judge(text, olds) if olds else None
+        new = saving.NewFact(
+            source=source, confidence=confidence, source_ref=source_ref, created_at=created_at,
+            embedding=self.semantic.pack(vector), actor=actor, importance=importance,
+        )
+        # one transaction: preferences, related memories, rules and the write (a re-run after a
+        # concurrent change reads everything afresh)
+        out = await self._tx(
+            saving.remember, owner_id, text, self.db.dialect, cosines, new, defaults=self.defaults,
+            review=review, dedupe=dedupe, judge_available=judge is not None,
+        )
+        if isinstance(out, saving.AskJudge):
+            assert judge is not None
+            decisions, reasons = saving.rule_decisions(out.gathered)
+            verdict = await judge(text, out.olds)
             if verdict is not None:
+                by_id = {c.id for c in out.gathered.candidates}
                 decisions, reasons = {}, {}
                 for old_id, (decision, why) in verdict.items():
                     if old_id in by_id and decision != "save":
@@ -144,23 +139,11 @@ class MemoryService:
                         reasons[old_id] = f"judge: {why}"
             else:
                 log.info("judge unavailable; falling back to the rules")
-
-        blob = self.semantic.pack(vector)
-        result = await self._tx(
-            saving.apply_remember,
-            owner_id,
-            text,
-            slot=gathered.slot,
-            decisions=decisions,
-            reasons=reasons,
-            source=source,
-            confidence=confidence,
-            source_ref=source_ref,
-            created_at=created_at,
-            embedding=blob,
-            actor=actor,
-            importance=importance,
-        )
+            out = await self._tx(
+                saving.apply_remember, owner_id, text, slot=out.gathered.slot, decisions=decisions,
+                reasons=reasons, new=new,
+            )
+        result = out
         if result.memory is not None:
             self.semantic.added(owner_id, result.memory.id, vector)
             if vector is None:
@@ -181,8 +164,9 @@ class MemoryService:
                 for i, (text, (_, created)) in enumerate(zip(texts, items)):
                     blob = self.semantic.pack(vectors[i]) if vectors is not None else None
                     r = saving.apply_remember(
-                        s, owner_id, text, slot=None, decisions={}, reasons={}, source=source,
-                        confidence=1.0, source_ref=None, created_at=created, embedding=blob, actor="import",
+                        s, owner_id, text, slot=None, decisions={}, reasons={},
+                        new=saving.NewFact(source=source, confidence=1.0, source_ref=None, created_at=created,
+                                           embedding=blob, actor="import"),
                     )
                     assert r.memory is not None
                     ids.append(r.memory.id)
