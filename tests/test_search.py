@@ -301,3 +301,54 @@ def test_timeline_around(db) -> None:
 def test_unknown_dialect() -> None:
     with pytest.raises(ValueError):
         keyword_search(None, 1, "x", 5, "mysql")  # type: ignore[arg-type]
+
+
+def test_raw_sqlite_statements_fail_as_sqlalchemy_errors(tmp_path) -> None:
+    """Recall and saves run their SQLite statements on the driver connection; a failure there must
+    still reach the storage error handling as SQLAlchemy's exception (Database.run turns it into
+    StorageError), not as a bare sqlite3 error."""
+    import asyncio
+
+    from bot.memory.db import Database, StorageError
+    from bot.memory.search import memory_rows, sqlite_rows
+
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'raw.db'}")
+    with engine.connect() as conn:
+        with pytest.raises(sa.exc.OperationalError, match="no such table"):
+            sqlite_rows(conn, "SELECT * FROM nowhere", {})
+    engine.dispose()
+
+    db = Database(f"sqlite:///{tmp_path / 'bot.db'}")
+
+    def broken_read() -> None:
+        with db.session() as s:
+            conn = s.connection()
+            conn.exec_driver_sql("DROP TABLE memory_fts")
+            keyword_search(conn, 1, "London", 5, "sqlite")
+
+    with pytest.raises(StorageError):
+        asyncio.run(db.run(broken_read))
+    db.dispose()
+    db = Database(f"sqlite:///{tmp_path / 'typed.db'}")
+
+    def typed_rows() -> list:
+        with db.session() as s:
+            conn = s.connection()
+            conn.exec_driver_sql("INSERT INTO owner (id, created_at, settings_json, last_list_json, last_why_json, "
+                                 "memories_since_tidy, version) VALUES (1, '2024-01-02 03:04:05.000006', '{}', '[]', '[]', 0, 0)")
+            conn.exec_driver_sql(
+                "INSERT INTO memory (id, uid, owner_id, text, category, status, source, confidence, importance, uses, "
+                "created_at, updated_at, archived, valid_from, version) VALUES (1, 'u1', 1, 'I live in London', 'fact', "
+                "'current', 'command', 1.0, 0.5, 0, '2024-01-02 03:04:05.000006', '2024-01-02 03:04:05.000006', 0, "
+                "'2023-05-01', 1)")
+            from bot.memory.models import Memory
+
+            cols = tuple(Memory.__table__.c[n] for n in ("id", "created_at", "valid_from", "archived", "text"))
+            raw = memory_rows(conn, 1, [1], cols)
+            orm = list(conn.execute(sa.select(*cols).where(Memory.__table__.c.id == 1)))
+            return [raw, orm]
+
+    raw, orm = asyncio.run(db.run(typed_rows))
+    assert [tuple(r) for r in raw] == [tuple(r) for r in orm]  # the same values and types as SQLAlchemy's
+    assert raw[0][1].tzinfo is not None and raw[0][3] is False
+    db.dispose()

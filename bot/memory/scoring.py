@@ -26,7 +26,7 @@ search already found, and it counts in proportion to relevance (see score_memory
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -273,12 +273,24 @@ def recency_score(when: datetime | None, newest: datetime | None, half_life_days
 
     1.0 for the newest memory; 0.5 one half-life before it; 0.0 without a date.
     """
-    if when is None or newest is None or half_life_days <= 0:
-        return 0.0
-    age_days = (_naive(newest) - _naive(when)).total_seconds() / 86400.0
-    if age_days <= 0:
-        return 1.0
-    return _clamp01(math.pow(2.0, -age_days / half_life_days))
+    return _recency_from(newest, half_life_days)(when)
+
+
+def _recency_from(newest: datetime | None, half_life_days: float) -> Callable[[datetime | None], float]:
+    """recency_score with the newest memory's time prepared once (same values)."""
+    if newest is None or half_life_days <= 0:
+        return lambda _when: 0.0
+    top = _naive(newest)
+
+    def recency(when: datetime | None) -> float:
+        if when is None:
+            return 0.0
+        age_days = (top - _naive(when)).total_seconds() / 86400.0
+        if age_days <= 0:
+            return 1.0
+        return _clamp01(math.pow(2.0, -age_days / half_life_days))
+
+    return recency
 
 
 def frequency_score(uses: int, saturation: float = 10.0) -> float:
@@ -311,15 +323,27 @@ def score_memory(
     The identity bonus is a whole point, more than any other combination can add, so identity
     facts come first for "what's my name?" while keeping their own order among themselves.
     """
-    rel, imp, conf, rec, freq = (_clamp01(relevance), _clamp01(importance),
-                                 _clamp01(confidence), _clamp01(recency), _clamp01(frequency))
+    return _scorer(weights)(relevance, importance, confidence, recency, frequency, identity)
+
+
+def _scorer(weights: Weights) -> Callable[[float, float, float, float, float, bool], ScoreParts]:
+    """score_memory with the weights prepared once, for scoring many candidates in a row."""
     ws = [max(w, 0.0) for w in (weights.relevance, weights.importance, weights.confidence,
                                  weights.recency, weights.frequency)]
+    w0, w1, w2, w3, w4 = ws
     total_w = sum(ws)
-    weighted = ws[0] * rel + ws[1] * imp + ws[2] * conf + ws[3] * rec * rel + ws[4] * freq
-    total = weighted / total_w if total_w > 0 else 0.0
-    ident = 1.0 if identity else 0.0
-    return ScoreParts(rel, imp, conf, rec, freq, identity=ident, total=total + ident)
+    clamp = _clamp01
+
+    def score(relevance: float, importance: float, confidence: float, recency: float, frequency: float,
+              identity: bool) -> ScoreParts:
+        rel, imp, conf, rec, freq = (clamp(relevance), clamp(importance), clamp(confidence),
+                                     clamp(recency), clamp(frequency))
+        weighted = w0 * rel + w1 * imp + w2 * conf + w3 * rec * rel + w4 * freq
+        total = weighted / total_w if total_w > 0 else 0.0
+        ident = 1.0 if identity else 0.0
+        return ScoreParts(rel, imp, conf, rec, freq, identity=ident, total=total + ident)
+
+    return score
 
 
 def rank_ids(totals: Iterable[tuple[int, ScoreParts]]) -> list[int]:
@@ -364,15 +388,15 @@ def rank_for_recall(
     created = {mid: f.created_at for mid, f in facts.items()}
     rel = relevance_scores(keyword, vector, neighbours=neighbours, created_at=created,
                            period=period, params=params)
+    score = _scorer(weights)
+    recency = _recency_from(newest, half_life_days)
     out = []
     for mid, r in rel.items():
         f = facts.get(mid)
         if f is None:
             continue
-        parts = score_memory(
-            r, f.importance, f.confidence, recency_score(f.created_at, newest, half_life_days),
-            frequency_score(f.uses), weights,
-            identity=identity_question and f.category == "identity")
+        parts = score(r, f.importance, f.confidence, recency(f.created_at), frequency_score(f.uses),
+                      identity_question and f.category == "identity")
         out.append((mid, parts))
     out.sort(key=lambda kv: (-kv[1].total, -kv[0]))
     return out
