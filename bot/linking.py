@@ -264,7 +264,7 @@ async def merge(core: "Core", surviving: int, home: int, identity_id: int) -> Me
     if verbatim:
         report.brought += len(await _tx(core, tx.copy_verbatim, surviving, home, verbatim, holders))
     await _tx(core, tx.finish_merge, surviving, identity_id, usage)
-    core.memory.semantic.invalidate(surviving)
+    core.memory.forget_cached(surviving)
     return report
 
 
@@ -324,8 +324,8 @@ async def on_unlink(core: "Core", turn: "Turn", intent: c.Simple, msg: Incoming)
     if not result.separated:
         return [reply(turn, "This account isn't linked with another one, so there is nothing to separate. /link links one.")]
     for sep in result.separated:
-        core.memory.semantic.invalidate(sep.surviving_owner)
-        core.memory.semantic.invalidate(sep.home_owner)
+        core.memory.forget_cached(sep.surviving_owner)
+        core.memory.forget_cached(sep.home_owner)
     if result.identity_went_home:
         (sep,) = result.separated
         n = sep.returned

@@ -155,8 +155,8 @@ class Curator:
             rules.apply_plan, owner_id, plan, versions, now,
             examined=len(snap.items), model_used=model_used, complete=complete,
         )
-        if report.merged or report.removed:
-            self.memory.semantic.invalidate(owner_id)
+        if report.changed:  # archived or merged memories leave the timeline too
+            self.memory.forget_cached(owner_id, vectors=bool(report.merged or report.removed))
         if report.changed:
             log.info(
                 "curator: owner %s: %d merged, %d removed, %d archived",

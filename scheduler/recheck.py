@@ -366,7 +366,7 @@ async def on_press(core: "Core", turn: "Turn", claim: Claim, press: ButtonPress)
     if out is None:
         return [Outgoing(notice="That memory no longer exists.")]
     view, changed = out
-    rechecker.memory.semantic.invalidate(turn.owner_id)
+    rechecker.memory.forget_cached(turn.owner_id)
     lead = (
         f"Thanks — I've marked {render.quote(view.text)} as possibly outdated."
         if changed

@@ -39,6 +39,7 @@ from bot.memory import scoring, search
 from bot.memory.context import Candidate, assemble_context, recall_token_budget
 from bot.memory.models import Memory, utcnow
 from bot.memory.questions import is_identity_question, is_past_question, question_period
+from bot.memory.timeline import TimelineIndex
 
 KEYWORD_CANDIDATES = 50
 VECTOR_CANDIDATES = 50
@@ -179,14 +180,26 @@ def _newest_live(s: Session, owner_id: int, after_id: int | None) -> tuple[int |
 
 
 def detail_stage(
-    s: Session, owner_id: int, candidate_ids: list[int], dialect: str, newest_cache: NewestCache | None = None
+    s: Session,
+    owner_id: int,
+    candidate_ids: list[int],
+    dialect: str,
+    newest_cache: NewestCache | None = None,
+    timeline: TimelineIndex | None = None,
 ) -> DetailStage:
-    """Steps 3 and the facts of step 4, in one transaction: the timeline around the candidates,
-    and what scoring and assembly need to know about the candidates and their neighbours."""
+    """Steps 3 and the facts of step 4, in one transaction: the neighbours of the candidates on the
+    person's timeline (from the in-process timeline when given, else read around them), and what
+    scoring and assembly need to know about the candidates and their neighbours."""
     conn = s.connection()
     params = scoring.FusionParams()
-    timeline = search.timeline_around(conn, owner_id, candidate_ids, params.neighbour_window) if candidate_ids else []
-    neighbours = scoring.neighbour_pairs(timeline, params.neighbour_window, params.neighbour_max_gap) if timeline else {}
+    neighbours: dict[int, list[tuple[int, int]]]
+    if not candidate_ids:
+        neighbours = {}
+    elif timeline is not None:
+        neighbours = timeline.neighbours(conn, owner_id, candidate_ids, params.neighbour_window, params.neighbour_max_gap)
+    else:
+        around = search.timeline_around(conn, owner_id, candidate_ids, params.neighbour_window)
+        neighbours = scoring.neighbour_pairs(around, params.neighbour_window, params.neighbour_max_gap) if around else {}
     # only the candidates and their neighbours can be scored: the rest of the timeline was read
     # to learn that it is not next to them (saved too far apart), so its details are not read
     wanted = set(candidate_ids)
@@ -216,6 +229,7 @@ def gather_stage(
     kw: KeywordStage | None,
     vector_hits: Callable[[list[int]], dict[int, float]] | None,
     newest_cache: NewestCache | None = None,
+    timeline: TimelineIndex | None = None,
 ) -> tuple[KeywordStage, dict[int, float], DetailStage]:
     """Steps 1 to 3 in one transaction (one trip to the database thread): the keyword stage
     unless already done (`kw`), the vector hits (`vector_hits(keyword ids)`, in-process), the
@@ -224,7 +238,7 @@ def gather_stage(
         kw = keyword_stage(s, owner_id, query, dialect, few_limit)
     vector = vector_hits(list(kw.keyword)) if vector_hits is not None else {}
     candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
-    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache)
+    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline)
 
 
 def rank(

@@ -37,6 +37,7 @@ from bot.memory.recall_index import SemanticIndex
 from bot.memory.saving import Decision, FactError, RememberResult
 from bot.memory.settle import Choice, ConflictView, Settled
 from bot.memory.store import MemoryView, get_memory
+from bot.memory.timeline import TimelineIndex
 from bot.memory.transfer import ImportProblem, ImportReport
 from bot.memory.undo import Undone
 
@@ -64,12 +65,22 @@ class MemoryService:
         self.settings = settings
         self.semantic = semantic or SemanticIndex(db, None)
         self.newest = recall.NewestCache()  # each person's newest memory time, for recency
+        self.timeline = TimelineIndex()  # each person's live memories in save order, for neighbours
         self.defaults = OwnerPrefs(
             conflict_review=settings.default_conflict_review,
             ai_judge=settings.default_ai_judge,
             extraction_notice=settings.extraction_notice,
             recheck=settings.recheck_enabled,
         )
+
+    def forget_cached(self, owner_id: int, *, vectors: bool = True) -> None:
+        """Forget what this process keeps about a person's memories (vector matrix, newest time,
+        timeline) after a change that touched many rows or made memories live again; each is
+        read afresh on its next use."""
+        if vectors:
+            self.semantic.invalidate(owner_id)
+        self.newest.forget(owner_id)
+        self.timeline.forget(owner_id)
 
     # --- people ------------------------------------------------------------------------------
     async def owner_for(self, platform: str, user_id: str, display_name: str = "", *, create: bool = True) -> int | None:
@@ -204,26 +215,24 @@ class MemoryService:
     async def restore(self, owner_id: int, memory_id: int) -> changes.Changed | None:
         out = await self._tx(changes.restore, owner_id, memory_id)
         if out is not None:
-            self.semantic.invalidate(owner_id)
-            self.newest.forget(owner_id)
+            self.forget_cached(owner_id)
         return out
 
     async def delete(self, owner_id: int, memory_id: int, *, actor: str = "person") -> changes.Changed | None:
         out = await self._tx(changes.delete_memory, owner_id, memory_id, actor=actor)
         if out is not None:
             self.semantic.removed(owner_id, memory_id)
+            self.timeline.forget(owner_id)
         return out
 
     async def forget_everything(self, owner_id: int) -> int:
         count = await self._tx(changes.forget_everything, owner_id)
-        self.semantic.invalidate(owner_id)
-        self.newest.forget(owner_id)
+        self.forget_cached(owner_id)
         return count
 
     async def undo(self, owner_id: int, action_id: str | None = None) -> Undone:
         out = await self._tx(undo_mod.undo, owner_id, action_id)
-        self.semantic.invalidate(owner_id)
-        self.newest.forget(owner_id)
+        self.forget_cached(owner_id)
         return out
 
     async def claim_action(self, owner_id: int, action_id: str) -> None:
@@ -286,7 +295,8 @@ class MemoryService:
                 mode = "hybrid"
         # everything else in one transaction: keyword stage (if not done), vectors, details
         kw, vector, detail = await self._tx(
-            recall.gather_stage, owner_id, query, self.db.dialect, st.recall_max_memories, kw, vector_hits, self.newest
+            recall.gather_stage, owner_id, query, self.db.dialect, st.recall_max_memories, kw, vector_hits, self.newest,
+            self.timeline,
         )
         ranked = recall.rank(
             query, kw.keyword, vector, detail, Weights.from_settings(st), st.recency_half_life_days, kw.few
@@ -341,8 +351,7 @@ class MemoryService:
     async def resolve(self, owner_id: int, conflict_id: int, choice: Choice) -> Settled | str:
         out = await self._tx(settle.resolve, owner_id, conflict_id, choice)
         if isinstance(out, Settled) and choice in (Choice.REPLACE, Choice.DISCARD):
-            self.semantic.invalidate(owner_id)
-            self.newest.forget(owner_id)
+            self.forget_cached(owner_id)
         return out
 
     async def record_shown(self, owner_id: int, conflict_id: int, platform: str, chat_id: str, message_id: str | None) -> None:
@@ -368,8 +377,7 @@ class MemoryService:
         nothing when the file is malformed."""
         backup = transfer.parse_backup(raw)
         report = await self._tx(transfer.import_backup, owner_id, backup)
-        self.semantic.invalidate(owner_id)
-        self.newest.forget(owner_id)
+        self.forget_cached(owner_id)
         return report
 
     # --- plumbing ----------------------------------------------------------------------------
