@@ -12,6 +12,7 @@ import math
 import re
 
 _WORDISH = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_DENSE = re.compile("[^\u0000-\u02ff]")  # beyond Latin and its diacritics
 
 
 def estimate_tokens(text: str) -> int:
@@ -27,5 +28,5 @@ def estimate_tokens(text: str) -> int:
     pieces = 0
     for piece in _WORDISH.findall(text):
         pieces += 1 if len(piece) <= 6 else math.ceil(len(piece) / 5)
-    non_ascii = sum(1 for ch in text if ord(ch) > 0x2FF)
+    non_ascii = 0 if text.isascii() else len(_DENSE.findall(text))
     return max(by_chars, pieces, math.ceil(non_ascii / 1.5))

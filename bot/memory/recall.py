@@ -60,17 +60,27 @@ class Recalled:
 @dataclass(frozen=True)
 class KeywordStage:
     keyword: dict[int, float]
-    counts: dict[str, int]
-    total: int
+    counts: dict[str, int]  # memories holding each query word ({} when not asked for)
+    total: int  # the owner's memories; when counts were not asked for, capped past what `few` needs
     few: tuple[int, ...] = ()  # all of a person's memories, when they are only a few
 
 
-def keyword_stage(s: Session, owner_id: int, query: str, dialect: str, few_limit: int = 0) -> KeywordStage:
+def keyword_stage(
+    s: Session, owner_id: int, query: str, dialect: str, few_limit: int = 0, *, with_counts: bool = True
+) -> KeywordStage:
     """Step 1, in one transaction: keyword hits and the owner's word counts. A person with at
     most `few_limit` memories gets all of them as candidates: they all fit the budget, and a
-    question that shares no word with them ("any ideas for the weekend?") may still need them."""
+    question that shares no word with them ("any ideas for the weekend?") may still need them.
+
+    The word counts only serve to leave a person's most common words out of the question before
+    it is embedded; a caller that has the question's vector already (or no vectors at all)
+    passes with_counts=False and saves their statement (a count per word, ~1 ms at 10,000
+    memories, growing with the person's memory)."""
     conn = s.connection()
-    counts, total = search.term_counts(conn, owner_id, search.query_terms(query), dialect)
+    if with_counts:
+        counts, total = search.term_counts(conn, owner_id, search.query_terms(query), dialect)
+    else:
+        counts, total = {}, search.count_memories(conn, owner_id, cap=few_limit * 2 + 1) if few_limit else 0
     hits = search.keyword_search(conn, owner_id, query, KEYWORD_CANDIDATES, dialect)
     few: tuple[int, ...] = ()
     if few_limit and total <= few_limit * 2:
@@ -234,8 +244,8 @@ def gather_stage(
     """Steps 1 to 3 in one transaction (one trip to the database thread): the keyword stage
     unless already done (`kw`), the vector hits (`vector_hits(keyword ids)`, in-process), the
     details of every candidate."""
-    if kw is None:
-        kw = keyword_stage(s, owner_id, query, dialect, few_limit)
+    if kw is None:  # the question's vector is known already, or there are no vectors
+        kw = keyword_stage(s, owner_id, query, dialect, few_limit, with_counts=False)
     vector = vector_hits(list(kw.keyword)) if vector_hits is not None else {}
     candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
     return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline)

@@ -34,6 +34,7 @@ __all__ = [
     "STOP_WORDS",
     "STOP_WORDS_BASIC",
     "common_terms",
+    "count_memories",
     "strip_terms",
     "term_counts",
     "timeline_around",
@@ -210,6 +211,17 @@ def term_counts(conn: sa.Connection, owner_id: int, terms: list[str],
     counts = {str(r[0]): int(r[1]) for r in rows}
     total = counts.pop("", 0)
     return counts, total
+
+
+def count_memories(conn: sa.Connection, owner_id: int, cap: int) -> int:
+    """How many memories the owner has (any state, as term_counts' total), counted only up to
+    `cap`: the answer is exact below it and `cap` at or above it, at the cost of `cap` index
+    entries rather than all of them."""
+    stmt = "SELECT count(*) FROM (SELECT 1 FROM memory WHERE owner_id = :owner LIMIT :cap) AS capped"
+    params = {"owner": int(owner_id), "cap": max(0, int(cap))}
+    if conn.dialect.name == "sqlite":
+        return int(sqlite_rows(conn, stmt, params)[0][0])
+    return int(conn.execute(sa.text(stmt), params).scalar() or 0)
 
 
 _SQLITE_SQL = sa.text(
