@@ -127,6 +127,12 @@ _DETAIL_COLUMNS = tuple(
 )
 
 
+_NEWEST_PROBE = (
+    "SELECT (SELECT max(id) FROM memory WHERE owner_id = :owner), "
+    "(SELECT 1 FROM memory WHERE id = :nid AND owner_id = :owner AND deleted_at IS NULL)"
+)
+
+
 class NewestCache:
     """created_at of each owner's newest live memory, kept between recalls.
 
@@ -149,15 +155,18 @@ class NewestCache:
         self._entries.pop(owner_id, None)
 
     def get(self, s: Session, owner_id: int) -> datetime | None:
+        return self.get_with_max(s, owner_id)[0]
+
+    def get_with_max(self, s: Session, owner_id: int) -> tuple[datetime | None, int | None]:
+        """(the newest live memory's created_at, the owner's largest memory id as read now): the
+        timeline's own check needs the same number, so recall reads it once."""
         conn = s.connection()
         entry = self._entries.get(owner_id)
-        probe = conn.execute(
-            sa.text(
-                "SELECT (SELECT max(id) FROM memory WHERE owner_id = :owner), "
-                "(SELECT 1 FROM memory WHERE id = :nid AND owner_id = :owner AND deleted_at IS NULL)"
-            ),
-            {"owner": owner_id, "nid": entry[1] if entry is not None and entry[1] is not None else -1},
-        ).one()
+        params = {"owner": owner_id, "nid": entry[1] if entry is not None and entry[1] is not None else -1}
+        if conn.dialect.name == "sqlite":
+            probe = search.sqlite_rows(conn, _NEWEST_PROBE, params)[0]
+        else:
+            probe = conn.execute(sa.text(_NEWEST_PROBE), params).one()
         max_id = None if probe[0] is None else int(probe[0])
         now = time.monotonic()
         if (
@@ -168,14 +177,14 @@ class NewestCache:
         ):
             newest_id, newest = _newest_live(s, owner_id, None)
             self._entries[owner_id] = (max_id, newest_id, newest, now)
-            return newest
+            return newest, max_id
         seen, newest_id, newest, read_at = entry
         if max_id is not None and max_id != seen:
             new_id, new_when = _newest_live(s, owner_id, seen)
             if new_when is not None and (newest is None or new_when > newest):
                 newest_id, newest = new_id, new_when
             self._entries[owner_id] = (max_id, newest_id, newest, read_at)
-        return newest
+        return newest, max_id
 
 
 def _newest_live(s: Session, owner_id: int, after_id: int | None) -> tuple[int | None, datetime | None]:
@@ -202,11 +211,19 @@ def detail_stage(
     scoring and assembly need to know about the candidates and their neighbours."""
     conn = s.connection()
     params = scoring.FusionParams()
+    known_max: int | None | object = ...  # unknown: the timeline reads it itself
+    if newest_cache is not None:
+        newest, known_max = newest_cache.get_with_max(s, owner_id)
+    else:
+        newest = s.exec(
+            select(func.max(Memory.created_at)).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))  # type: ignore[union-attr]
+        ).first()
     neighbours: dict[int, list[tuple[int, int]]]
     if not candidate_ids:
         neighbours = {}
     elif timeline is not None:
-        neighbours = timeline.neighbours(conn, owner_id, candidate_ids, params.neighbour_window, params.neighbour_max_gap)
+        neighbours = timeline.neighbours(conn, owner_id, candidate_ids, params.neighbour_window,
+                                         params.neighbour_max_gap, max_id=known_max)
     else:
         around = search.timeline_around(conn, owner_id, candidate_ids, params.neighbour_window)
         neighbours = scoring.neighbour_pairs(around, params.neighbour_window, params.neighbour_max_gap) if around else {}
@@ -221,12 +238,6 @@ def detail_stage(
         if status not in LIVE_STATUSES or not text:
             continue  # cannot be recalled
         rows[int(mid)] = Row(int(mid), text, status, category, vf, vu, created, importance, confidence, uses)
-    if newest_cache is not None:
-        newest = newest_cache.get(s, owner_id)
-    else:
-        newest = s.exec(
-            select(func.max(Memory.created_at)).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))  # type: ignore[union-attr]
-        ).first()
     return DetailStage(neighbours, rows, newest)
 
 
@@ -261,12 +272,7 @@ def rank(
     few: tuple[int, ...] = (),
 ) -> list[tuple[int, scoring.ScoreParts]]:
     """Step 4 (pure): every recallable candidate with its score parts, best first."""
-    facts = {
-        mid: scoring.MemoryFacts(
-            mid, r.created_at, importance=r.importance, confidence=r.confidence, uses=r.uses, category=r.category
-        )
-        for mid, r in detail.rows.items()
-    }
+    facts = detail.rows  # each Row carries what scoring.Scorable asks for
     ranked = scoring.rank_for_recall(
         keyword,
         vector,

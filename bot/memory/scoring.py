@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "FusionParams",
@@ -336,8 +336,11 @@ def _scorer(weights: Weights) -> Callable[[float, float, float, float, float, bo
 
     def score(relevance: float, importance: float, confidence: float, recency: float, frequency: float,
               identity: bool) -> ScoreParts:
-        rel, imp, conf, rec, freq = (clamp(relevance), clamp(importance), clamp(confidence),
-                                     clamp(recency), clamp(frequency))
+        rel = relevance if 0.0 <= relevance <= 1.0 else clamp(relevance)
+        imp = importance if 0.0 <= importance <= 1.0 else clamp(importance)
+        conf = confidence if 0.0 <= confidence <= 1.0 else clamp(confidence)
+        rec = recency if 0.0 <= recency <= 1.0 else clamp(recency)
+        freq = frequency if 0.0 <= frequency <= 1.0 else clamp(frequency)
         weighted = w0 * rel + w1 * imp + w2 * conf + w3 * rec * rel + w4 * freq
         total = weighted / total_w if total_w > 0 else 0.0
         ident = 1.0 if identity else 0.0
@@ -365,10 +368,25 @@ class MemoryFacts:
     category: str = "fact"
 
 
+class Scorable(Protocol):
+    """What stage 2 reads of a candidate: MemoryFacts, or any row with these attributes."""
+
+    @property
+    def created_at(self) -> datetime | None: ...
+    @property
+    def importance(self) -> float: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def uses(self) -> int: ...
+    @property
+    def category(self) -> str: ...
+
+
 def rank_for_recall(
     keyword: Mapping[int, float],
     vector: Mapping[int, float],
-    facts: Mapping[int, MemoryFacts],
+    facts: Mapping[int, Scorable],
     *,
     neighbours: Mapping[int, Sequence[tuple[int, int]]] | None = None,
     period: tuple[datetime, datetime] | None = None,

@@ -85,43 +85,43 @@ def neighbours_of(
     gap = max_gap // timedelta(microseconds=1)
     n = int(ids.shape[0])
     out: dict[int, list[tuple[int, int]]] = {}
-    if n == 0:
-        return out
-    wanted = np.fromiter((int(c) for c in candidates), dtype=np.int64)
-    if wanted.size == 0:
+    wanted = np.unique(np.fromiter((int(c) for c in candidates), dtype=np.int64))
+    if n == 0 or wanted.size == 0:
         return out
     pos = np.searchsorted(ids, wanted)
-    idl = ids  # numpy scalars are compared and converted one by one below
-    for c, p in zip(wanted.tolist(), pos.tolist()):
-        if p >= n or int(idl[p]) != c:
-            continue
-        found: list[tuple[int, int]] = []
-        t = int(times[p])
-        if t != _NO_TIME:
-            for d in range(1, window + 1):  # the walk from c
-                j = p + d
-                if j >= n:
-                    break
-                tj = int(times[j])
-                if tj == _NO_TIME or abs(tj - t) > gap:
-                    break
-                found.append((int(idl[j]), d))
-        for d in range(1, window + 1):  # walks from earlier memories that reach c
-            b = p - d
-            if b < 0:
-                break
-            tb = int(times[b])
-            if tb == _NO_TIME:
-                continue
-            reached = True
-            for k in range(b + 1, p + 1):
-                tk = int(times[k])
-                if tk == _NO_TIME or abs(tk - tb) > gap:
-                    reached = False
-                    break
-            if reached:
-                found.append((int(idl[b]), d))
-        out[c] = found
+    on_line = pos < n
+    on_line[on_line] = ids[pos[on_line]] == wanted[on_line]
+    at = pos[on_line]  # each candidate's place on the timeline
+    names = wanted[on_line].tolist()
+    for c in names:
+        out[c] = []
+    if not names:
+        return out
+    t0 = times[at]
+    found: list[tuple[int, np.ndarray, np.ndarray]] = []  # (distance, which candidates, neighbour ids)
+    # the walk from each candidate: on while every next memory has a time within the gap of it
+    going = t0 != _NO_TIME
+    for d in range(1, window + 1):
+        j = np.minimum(at + d, n - 1)
+        tj = times[j]
+        going = going & (at + d < n) & (tj != _NO_TIME) & (np.abs(tj - t0) <= gap)
+        if not going.any():
+            break
+        found.append((d, going, ids[j]))
+    # walks from d saves back that reach the candidate: every memory from there up to it is
+    # within the gap of where the walk started
+    for d in range(1, window + 1):
+        b = np.maximum(at - d, 0)
+        tb = times[b]
+        reach = (at - d >= 0) & (tb != _NO_TIME)
+        for k in range(1, d + 1):
+            tk = times[np.minimum(b + k, n - 1)]
+            reach &= (tk != _NO_TIME) & (np.abs(tk - tb) <= gap)
+        if reach.any():
+            found.append((d, reach, ids[b]))
+    for d, hit, other in found:
+        for i in np.flatnonzero(hit).tolist():
+            out[names[i]].append((int(other[i]), d))
     return out
 
 
@@ -146,11 +146,14 @@ class TimelineIndex:
         with self._lock:
             self._people.clear()
 
-    def get(self, conn: sa.Connection, owner_id: int) -> Timeline:
-        """The person's current timeline, brought up to date first (see the module text)."""
-        max_id = conn.execute(sa.text("SELECT max(id) FROM memory WHERE owner_id = :owner"),
-                              {"owner": owner_id}).scalar()
-        max_id = None if max_id is None else int(max_id)
+    def get(self, conn: sa.Connection, owner_id: int, *, max_id: int | None | object = ...) -> Timeline:
+        """The person's current timeline, brought up to date first (see the module text).
+        `max_id`: the person's largest memory id if the caller read it in this transaction
+        already (recall's newest-memory check does), else it is read here."""
+        if max_id is ...:
+            max_id = conn.execute(sa.text("SELECT max(id) FROM memory WHERE owner_id = :owner"),
+                                  {"owner": owner_id}).scalar()
+        max_id = None if max_id is None else int(max_id)  # type: ignore[call-overload]
         now = time.monotonic()
         with self._lock:
             entry = self._people.get(owner_id)
@@ -158,9 +161,10 @@ class TimelineIndex:
             entry is None
             or now - entry.loaded_at > self.ttl
             or (max_id or 0) < (entry.seen_max or 0)  # rows went away: read afresh
+            or (max_id is not None and entry.seen_max is None)  # the first rows: read them all
         ):
             entry = Timeline(*_read(conn, owner_id, None), seen_max=max_id, loaded_at=now)
-        elif max_id is not None and max_id != entry.seen_max:
+        elif max_id is not None and max_id != entry.seen_max and entry.seen_max is not None:
             new_ids, new_times = _read(conn, owner_id, entry.seen_max)
             entry = Timeline(np.concatenate([entry.ids, new_ids]), np.concatenate([entry.times, new_times]),
                              seen_max=max_id, loaded_at=entry.loaded_at)
@@ -177,9 +181,10 @@ class TimelineIndex:
         return entry
 
     def neighbours(
-        self, conn: sa.Connection, owner_id: int, candidates: Sequence[int], window: int, max_gap: timedelta
+        self, conn: sa.Connection, owner_id: int, candidates: Sequence[int], window: int, max_gap: timedelta,
+        *, max_id: int | None | object = ...,
     ) -> dict[int, list[tuple[int, int]]]:
-        line = self.get(conn, owner_id)
+        line = self.get(conn, owner_id, max_id=max_id)
         return neighbours_of(line.ids, line.times, candidates, window, max_gap)
 
 
