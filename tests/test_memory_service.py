@@ -226,3 +226,57 @@ async def test_the_same_slot_is_always_a_candidate_however_many_words_match_else
     await memory.remember_many(o, [(f"My dog Rex learned trick number {i}", None) for i in range(30)])
     r = await memory.remember(o, "I live in Berlin with my dog Rex now")
     assert home.id in {m.id for m in r.asked}
+
+
+async def test_a_question_records_every_old_memory_with_its_history_in_order(memory, database):
+    """One save that asks about several old memories: each becomes unsure with its version moved
+    on once, and the history has the new fact's event first, then one event per old memory."""
+    o = await owner(memory)
+    olds = [(await memory.remember(o, f"I live in {city}", review=False)).memory for city in ("London", "Leeds", "York")]
+    r = await memory.remember(o, "I moved to Paris for good")
+    assert sorted(m.id for m in r.asked) == sorted(m.id for m in olds)
+    assert {m.status for m in r.asked} == {"unsure"}
+    with database.session() as s:
+        versions = dict(s.execute(sql("SELECT id, version FROM memory WHERE id IN (:a, :b, :c)"),
+                                  {"a": olds[0].id, "b": olds[1].id, "c": olds[2].id}).all())
+        events = s.execute(sql("SELECT memory_id, kind, before_json, after_json FROM memory_event "
+                               "WHERE action_id = :a ORDER BY id"), {"a": r.action_id}).all()
+    assert set(versions.values()) == {2}
+    assert (events[0][0], events[0][1]) == (r.memory.id, "created")
+    assert sorted((e[0], e[1]) for e in events[1:]) == [(m.id, "marked_unsure") for m in olds]
+    assert [e[0] for e in events[1:]] == [m.id for m in r.asked]  # in the order the question lists them
+    for e in events[1:]:
+        before, after = json.loads(e[2]), json.loads(e[3])
+        assert (before["status"], after["status"]) == ("current", "unsure")
+        assert (before["version"], after["version"]) == (1, 2)
+    # and settling it works on those rows
+    assert (await memory.undo(o)).ok
+    assert {m.status for m in await memory.list(o)} == {"current"}
+
+
+async def test_an_old_memory_changed_elsewhere_meanwhile_is_not_overwritten(memory, database):
+    """The old memories' status changes are version-checked like every ORM update: if another
+    process changed one after it was read, the whole save is refused (and the service re-runs it
+    on fresh data) instead of overwriting that change."""
+    from bot.memory import saving
+    from bot.memory.db import ConcurrentUpdate
+
+    o = await owner(memory)
+    old = (await memory.remember(o, "I live in London")).memory
+    with database.session() as s:  # someone else edits it: version 1 -> 2
+        m = s.get(Memory, old.id)
+        m.text = "I live in London, Ontario"
+        s.add(m)
+
+    def stale(s):
+        row = {c.name: getattr(old, c.name, None) for c in saving._OLD_COLUMNS}
+        row.update(version=1, status="unsure", replaced_by=None)
+        saving._write_changes(s.connection(), o, "no-action", "person", [(row, {}, "marked_unsure", "")])
+
+    with pytest.raises(ConcurrentUpdate):
+        await memory._tx(stale, retry_on_conflict=False)
+    current = await memory.get(o, old.id)
+    assert (current.text, current.status) == ("I live in London, Ontario", "current")
+    with database.session() as s:
+        assert s.execute(sql("SELECT count(*) FROM memory_event WHERE memory_id = :m AND kind = 'marked_unsure'"),
+                         {"m": old.id}).scalar() == 0

@@ -11,17 +11,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
+import sqlalchemy as sa
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from bot.memory import conflict as rules
 from bot.memory import search
 from bot.memory.classify import classify
 from bot.memory.dates import extract_validity
-from bot.memory.models import Conflict, EventKind, Memory, Status, utcnow
+from bot.memory.models import Conflict, EventKind, Memory, MemoryEvent, Status, utcnow
 from bot.memory.owners import OwnerPrefs, read_prefs
-from bot.memory.store import MemoryView, get_memory, log_event, log_events, new_action, snapshot, touch
+from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
 
 MAX_FACT_CHARS = 2000
 CANDIDATE_LIMIT = 20
@@ -278,60 +280,107 @@ def apply_remember(
     if not decisions:
         return result
 
-    # every old memory in one read, every change in one flush, then one event each
-    olds = {
-        m.id: m
-        for m in s.exec(select(Memory).where(
-            Memory.owner_id == owner_id,
-            Memory.id.in_(list(decisions)),  # type: ignore[union-attr]
-            Memory.deleted_at.is_(None),  # type: ignore[union-attr]
-        ))
+    # the old memories as plain rows in one read; each change one version-checked UPDATE and
+    # one event, written with Core: a save that asks about twenty old memories no longer builds
+    # forty ORM objects (15-40 ms at 10,000 memories)
+    table = Memory.__table__  # type: ignore[attr-defined]
+    conn = s.connection()
+    found = {
+        int(r["id"]): dict(r)
+        for r in conn.execute(
+            sa.select(*_OLD_COLUMNS).where(
+                table.c.owner_id == owner_id, table.c.id.in_(list(decisions)), table.c.deleted_at.is_(None)
+            )
+        ).mappings()
     }
-    retired: list[tuple[Memory, dict[str, object]]] = []
-    asked: list[Memory] = []
+    changed: list[tuple[dict[str, Any], dict[str, Any], str, str]] = []  # (row after, before, kind, note)
+    asked: list[dict[str, Any]] = []
     for old_id, decision in decisions.items():
-        old = olds.get(old_id)
-        if old is None or old.status not in LIVE:
+        row = found.get(old_id)
+        if row is None or row["status"] not in LIVE:
             continue
         if decision == "retire":
-            before = snapshot(old)
-            old.status = Status.HISTORICAL.value
-            old.replaced_by = memory.id
-            touch(old)
-            s.add(old)
-            retired.append((old, before))
+            before = snapshot(_Attrs(row))
+            row.update(status=Status.HISTORICAL.value, replaced_by=memory.id)
+            changed.append((row, before, EventKind.UPDATED, reasons.get(old_id, "")))
         elif decision == "ask":
-            asked.append(old)
+            asked.append(row)
 
     conflict: Conflict | None = None
     if asked:
         conflict = Conflict(
             owner_id=owner_id,
             new_memory_id=memory.id,  # type: ignore[arg-type]
-            old_ids_json=json.dumps([m.id for m in asked]),
+            old_ids_json=json.dumps([m["id"] for m in asked]),
             reason_json=json.dumps(
-                {str(m.id): {"reason": reasons.get(m.id or 0, ""), "status_before": m.status} for m in asked}
+                {str(m["id"]): {"reason": reasons.get(m["id"], ""), "status_before": m["status"]} for m in asked}
             ),
         )
         s.add(conflict)
         s.flush()
         action.conflict_id = conflict.id
         s.add(action)
-    unsure: list[tuple[Memory, dict[str, object]]] = []
-    for old in asked:
-        before = snapshot(old)
-        old.status = Status.UNSURE.value
-        touch(old)
-        s.add(old)
-        unsure.append((old, before))
-    entries = [(old, EventKind.UPDATED, before, reasons.get(old.id or 0, "")) for old, before in retired]
-    entries += [(old, EventKind.MARKED_UNSURE, before, "possibly replaced; asked") for old, before in unsure]
-    log_events(s, action, entries, actor=actor)
-    result.retired = [MemoryView.of(old) for old, _ in retired]
-    result.asked = [MemoryView.of(old) for old, _ in unsure]
+    for row in asked:
+        before = snapshot(_Attrs(row))
+        row.update(status=Status.UNSURE.value)
+        changed.append((row, before, EventKind.MARKED_UNSURE, "possibly replaced; asked"))
+    if changed:
+        s.flush()  # the new memory's own event first, so the history reads in order
+        _write_changes(conn, owner_id, action.id, actor, changed)
+    result.retired = [MemoryView.of(_Attrs(row)) for row, _, kind, _ in changed if kind == EventKind.UPDATED]
+    result.asked = [MemoryView.of(_Attrs(row)) for row, _, kind, _ in changed if kind == EventKind.MARKED_UNSURE]
     if conflict is not None:
         result.conflict_id = conflict.id
     return result
+
+
+_OLD_COLUMNS = tuple(c for c in Memory.__table__.c if c.name != "embedding")  # type: ignore[attr-defined]
+
+
+class _Attrs:
+    """A row dict read as attributes (what snapshot and MemoryView.of read)."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self._row = row
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._row[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _write_changes(
+    conn: sa.Connection, owner_id: int, action_id: str, actor: str,
+    changed: list[tuple[dict[str, Any], dict[str, Any], str, str]],
+) -> None:
+    """The status changes of old memories, each moving the version on only if nobody else did
+    (optimistic locking, as the ORM does it), and their events."""
+    table = Memory.__table__  # type: ignore[attr-defined]
+    now = utcnow()
+    stmt = (
+        table.update()
+        .where(table.c.id == sa.bindparam("b_id"), table.c.owner_id == owner_id,
+               table.c.version == sa.bindparam("b_version"))
+        .values(status=sa.bindparam("b_status"), replaced_by=sa.bindparam("b_replaced_by"),
+                updated_at=now, version=table.c.version + 1)
+    )
+    params = [{"b_id": row["id"], "b_version": row["version"], "b_status": row["status"],
+               "b_replaced_by": row["replaced_by"]} for row, _, _, _ in changed]
+    done = conn.execute(stmt, params).rowcount
+    if done != len(params):
+        raise StaleDataError(f"{len(params) - done} of {len(params)} memories changed at the same time elsewhere")
+    events = []
+    for row, before, kind, note in changed:
+        row.update(version=row["version"] + 1, updated_at=now)
+        events.append({
+            "owner_id": owner_id, "memory_id": row["id"], "action_id": action_id, "kind": kind, "actor": actor,
+            "before_json": json.dumps(before), "after_json": json.dumps(snapshot(_Attrs(row))),
+            "note": note[:500], "created_at": now,
+        })
+    conn.execute(MemoryEvent.__table__.insert(), events)  # type: ignore[attr-defined]
 
 
 def apply_update(

@@ -162,32 +162,6 @@ def log_event(
     return ev
 
 
-def log_events(
-    s: Session,
-    action: Action | None,
-    entries: list[tuple[Memory, str, dict[str, Any] | None, str]],
-    *,
-    actor: str = "person",
-) -> None:
-    """log_event for many changed memories at once: (memory, kind, before, note) each. One flush
-    moves every changed memory's version on, then the events are added; a save that asks about
-    twenty old memories no longer flushes twenty times (15-30 ms at 10,000 memories)."""
-    if not entries:
-        return
-    s.flush()
-    for m, kind, before, note in entries:
-        s.add(MemoryEvent(
-            owner_id=m.owner_id,
-            memory_id=m.id,
-            action_id=action.id if action else None,
-            kind=kind,
-            actor=actor,
-            before_json=json.dumps(before) if before is not None else None,
-            after_json=json.dumps(snapshot(m)),
-            note=note[:500],
-        ))
-
-
 def live_memories(s: Session, owner_id: int) -> list[Memory]:
     """Every memory of the owner that is not deleted (any status, archived included)."""
     stmt = (
