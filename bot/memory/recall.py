@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 import sqlalchemy as sa
 
@@ -99,8 +100,9 @@ def keyword_stage(
     return KeywordStage(dict(hits), counts, total, few)
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
+    """One recallable memory as recall reads it (the columns of _DETAIL_COLUMNS, in order)."""
+
     id: int
     text: str
     status: str
@@ -234,10 +236,10 @@ def detail_stage(
         wanted.update(other for other, _ in neighbours.get(mid, ()))
     rows: dict[int, Row] = {}
     for r in search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS):
-        mid, text, status, category, vf, vu, created, importance, confidence, uses = r
-        if status not in LIVE_STATUSES or not text:
+        row = Row._make(r)
+        if row.status not in LIVE_STATUSES or not row.text:
             continue  # cannot be recalled
-        rows[int(mid)] = Row(int(mid), text, status, category, vf, vu, created, importance, confidence, uses)
+        rows[int(row.id)] = row
     return DetailStage(neighbours, rows, newest)
 
 

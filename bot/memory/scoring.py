@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 __all__ = [
     "FusionParams",
@@ -91,9 +91,9 @@ class FusionParams:
     date_slack_after: timedelta = timedelta(days=14)  # people talk about things after they happen
 
 
-@dataclass(frozen=True)
-class ScoreParts:
-    """Each factor (0..1) and the weighted total, so /why can show how a memory ranked."""
+class ScoreParts(NamedTuple):
+    """Each factor (0..1) and the weighted total, so /why can show how a memory ranked.
+    (A named tuple: recall builds one per candidate, ~140 a question.)"""
 
     relevance: float
     importance: float
@@ -104,15 +104,7 @@ class ScoreParts:
     total: float
 
     def as_dict(self) -> dict[str, float]:
-        return {
-            "relevance": self.relevance,
-            "importance": self.importance,
-            "confidence": self.confidence,
-            "recency": self.recency,
-            "frequency": self.frequency,
-            "identity": self.identity,
-            "total": self.total,
-        }
+        return self._asdict()
 
 
 def _clamp01(x: float) -> float:
@@ -407,13 +399,21 @@ def rank_for_recall(
     rel = relevance_scores(keyword, vector, neighbours=neighbours, created_at=created,
                            period=period, params=params)
     score = _scorer(weights)
-    recency = _recency_from(newest, half_life_days)
+    # recency as _recency_from computes it, written out here: it runs for every candidate
+    top = _naive(newest) if newest is not None and half_life_days > 0 else None
+    pow2, clamp = math.pow, _clamp01
     out = []
     for mid, r in rel.items():
         f = facts.get(mid)
         if f is None:
             continue
-        parts = score(r, f.importance, f.confidence, recency(f.created_at), frequency_score(f.uses),
+        when = f.created_at
+        if top is None or when is None:
+            rec = 0.0
+        else:
+            age_days = (top - (when.replace(tzinfo=None) if when.tzinfo is not None else when)).total_seconds() / 86400.0
+            rec = 1.0 if age_days <= 0 else clamp(pow2(2.0, -age_days / half_life_days))
+        parts = score(r, f.importance, f.confidence, rec, frequency_score(f.uses),
                       identity_question and f.category == "identity")
         out.append((mid, parts))
     out.sort(key=lambda kv: (-kv[1].total, -kv[0]))
