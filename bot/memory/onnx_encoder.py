@@ -24,15 +24,14 @@ from __future__ import annotations
 import io
 import logging
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from bot.memory.traced import PROBES, TOLERANCE, mean_pooling_transformer
+from bot.memory.model_copy import PROBES, Encode, checked, in_batches, mean_pooling_transformer
 
 log = logging.getLogger(__name__)
 
-Encode = Callable[[list[str]], np.ndarray]
 OPSET = 17
 THREADS = 2
 
@@ -99,33 +98,11 @@ def build_onnx_encoder(model: Any, batch_size: int = 32, threads: int | None = N
         for q, level in zip(quiet, levels):
             q.setLevel(level)
 
-    def encode(texts: list[str]) -> np.ndarray:
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # less padding per batch
-        rows: list[np.ndarray] = []
-        for start in range(0, len(order), batch_size):
-            feats = tokenize([texts[i] for i in order[start:start + batch_size]])
-            rows.append(session.run(None, {
-                "input_ids": feats["input_ids"].numpy().astype(np.int64, copy=False),
-                "attention_mask": feats["attention_mask"].numpy().astype(np.int64, copy=False),
-            })[0])
-        if not rows:
-            return np.zeros((0, 0), dtype=np.float32)
-        out = np.empty((len(texts), rows[0].shape[1]), dtype=np.float32)
-        out[order] = np.concatenate(rows)  # back to the callers' order
-        return out
+    def run(chunk: list[str]) -> np.ndarray:
+        feats = tokenize(chunk)
+        return session.run(None, {
+            "input_ids": feats["input_ids"].numpy().astype(np.int64, copy=False),
+            "attention_mask": feats["attention_mask"].numpy().astype(np.int64, copy=False),
+        })[0]
 
-    try:
-        expected = np.asarray(
-            model.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False),
-            dtype=np.float32,
-        )
-        singles = np.concatenate([encode([t]) for t in PROBES])
-        batched = encode(list(PROBES))
-        worst = float(max(np.abs(singles - expected).max(), np.abs(batched - expected).max()))
-    except Exception as exc:  # noqa: BLE001
-        log.info("ONNX copy of the embedding model failed its check (%s); not using it", exc)
-        return None
-    if worst > TOLERANCE:
-        log.info("ONNX copy of the embedding model differs from encode by %.2g; not using it", worst)
-        return None
-    return encode
+    return checked(model, in_batches(run, batch_size), "the ONNX copy")

@@ -18,41 +18,13 @@ from __future__ import annotations
 
 import logging
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from bot.memory.model_copy import PROBES, Encode, checked, in_batches, mean_pooling_transformer
+
 log = logging.getLogger(__name__)
-
-PROBES = (
-    "I live in London",
-    "My sister Anna moved to Berlin in 2019 and works as a nurse at the city hospital",
-    "🍕 ok",
-    "What did I drive before, and when did I sell it?",
-)
-TOLERANCE = 1e-4  # largest difference allowed per vector component (unit vectors)
-
-Encode = Callable[[list[str]], np.ndarray]
-
-
-def mean_pooling_transformer(model: Any) -> Any | None:
-    """The Hugging Face model inside `model` when the pipeline is Transformer -> mean Pooling
-    (-> Normalize), the shape of all-MiniLM-L6-v2; None otherwise."""
-    try:
-        modules = list(model._modules.values())
-    except AttributeError:
-        return None
-    names = [type(m).__name__ for m in modules]
-    if names not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
-        return None
-    pooling = modules[1]
-    mode = getattr(pooling, "pooling_mode_mean_tokens", None)
-    if mode is None:
-        mode = getattr(pooling, "pooling_mode", None) == "mean"
-    others = ("pooling_mode_cls_token", "pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens")
-    if not mode or any(getattr(pooling, o, False) for o in others):
-        return None
-    return getattr(modules[0], "auto_model", None)
 
 
 def build_traced_encoder(model: Any, batch_size: int = 32) -> Encode | None:
@@ -103,36 +75,13 @@ def build_traced_encoder(model: Any, batch_size: int = 32) -> Encode | None:
     finally:
         quiet.setLevel(level)
 
-    def encode(texts: list[str]) -> np.ndarray:
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # less padding per batch
-        rows: list[np.ndarray] = []
+    def run(chunk: list[str]) -> np.ndarray:
         with torch.inference_mode():
-            for start in range(0, len(order), batch_size):
-                chunk = [texts[i] for i in order[start:start + batch_size]]
-                feats = tokenize(chunk)
-                mask = feats["attention_mask"]
-                hidden = graph(feats["input_ids"], mask)
-                weights = mask.unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-                rows.append(torch.nn.functional.normalize(pooled, p=2, dim=1).numpy())
-        if not rows:
-            return np.zeros((0, 0), dtype=np.float32)
-        out = np.empty((len(texts), rows[0].shape[1]), dtype=np.float32)
-        out[order] = np.concatenate(rows)  # back to the callers' order
-        return out
+            feats = tokenize(chunk)
+            mask = feats["attention_mask"]
+            hidden = graph(feats["input_ids"], mask)
+            weights = mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1).numpy()
 
-    try:
-        expected = np.asarray(
-            model.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False),
-            dtype=np.float32,
-        )
-        singles = np.concatenate([encode([t]) for t in PROBES])
-        batched = encode(list(PROBES))
-        worst = float(max(np.abs(singles - expected).max(), np.abs(batched - expected).max()))
-    except Exception as exc:  # noqa: BLE001
-        log.info("traced embedding model failed its check (%s); using its own encode", exc)
-        return None
-    if worst > TOLERANCE:
-        log.info("traced embedding model differs from encode by %.2g; using its own encode", worst)
-        return None
-    return encode
+    return checked(model, in_batches(run, batch_size), "the traced copy")
