@@ -15,6 +15,7 @@ import asyncio
 import contextvars
 import functools
 import logging
+import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
 from bot.memory import models
+from bot.memory.checkpoint import WalCheckpointer
 from bot.memory.models import SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
@@ -79,7 +81,9 @@ POSTGRES_FTS_DDL = (
 DEFAULT_BUSY_TIMEOUT = 30.0  # seconds a SQLite write waits for another process's lock
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+def _sqlite_pragmas(
+    dbapi_conn: Any, _record: Any, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, own_checkpoints: bool = False
+) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
@@ -89,6 +93,8 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any, busy_timeout: float = DEFAULT
     except Exception:  # an in-memory database has no WAL; that is fine
         pass
     cur.execute("PRAGMA synchronous=FULL")
+    if own_checkpoints:  # a WalCheckpointer thread does them, not the commit that crosses the limit
+        cur.execute("PRAGMA wal_autocheckpoint=0")
     cur.close()
 
 
@@ -132,8 +138,12 @@ class Database:
         self.dialect = "postgresql" if url.startswith("postgresql") else "sqlite"
         self.pg_schema = pg_schema
         self.busy_timeout = busy_timeout
+        self.checkpointer: WalCheckpointer | None = None
         if self.dialect == "sqlite":
-            self.engine = self._sqlite_engine(url, busy_timeout)
+            path = self._sqlite_path(url)
+            if path is not None:
+                self.checkpointer = WalCheckpointer(path, busy_timeout=busy_timeout)
+            self.engine = self._sqlite_engine(url, busy_timeout, own_checkpoints=path is not None)
             workers = 1
         else:
             connect_args: dict[str, Any] = {"connect_timeout": 5}
@@ -144,6 +154,9 @@ class Database:
             )
             workers = 8
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="db")
+        if self.checkpointer is not None:
+            self.checkpointer.start()
+            weakref.finalize(self, self.checkpointer.stop)  # a database never disposed stops it too
         if create:
             try:
                 self.create_schema()
@@ -152,7 +165,13 @@ class Database:
                 raise
 
     @staticmethod
-    def _sqlite_engine(url: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engine:
+    def _sqlite_path(url: str) -> str | None:
+        """The database file of an SQLite URL; None for an in-memory database."""
+        raw = url.split(":///", 1)[1] if ":///" in url else ""
+        return None if raw in ("", ":memory:") else str(Path(raw).expanduser())
+
+    @staticmethod
+    def _sqlite_engine(url: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, own_checkpoints: bool = False) -> Engine:
         raw = url.split(":///", 1)[1] if ":///" in url else ""
         if raw in ("", ":memory:"):
             engine = create_engine(
@@ -161,7 +180,8 @@ class Database:
         else:
             Path(raw).expanduser().parent.mkdir(parents=True, exist_ok=True)
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy_timeout})
-        event.listen(engine, "connect", functools.partial(_sqlite_pragmas, busy_timeout=busy_timeout))
+        event.listen(engine, "connect", functools.partial(
+            _sqlite_pragmas, busy_timeout=busy_timeout, own_checkpoints=own_checkpoints))
         return engine
 
     # --- schema -----------------------------------------------------------------------------
@@ -219,6 +239,8 @@ class Database:
 
     def dispose(self) -> None:
         self._executor.shutdown(wait=True)
+        if self.checkpointer is not None:
+            self.checkpointer.stop()  # first, so that the last connection to close is the engine's
         self.engine.dispose()
 
 
