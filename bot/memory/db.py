@@ -172,13 +172,13 @@ class Database:
 
     @staticmethod
     def _sqlite_engine(url: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, own_checkpoints: bool = False) -> Engine:
-        raw = url.split(":///", 1)[1] if ":///" in url else ""
-        if raw in ("", ":memory:"):
+        path = Database._sqlite_path(url)
+        if path is None:
             engine = create_engine(
                 "sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool
             )
         else:
-            Path(raw).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy_timeout})
         event.listen(engine, "connect", functools.partial(
             _sqlite_pragmas, busy_timeout=busy_timeout, own_checkpoints=own_checkpoints))

@@ -103,6 +103,8 @@ class AskJudge:
 
     gathered: Gathered
     olds: list[tuple[int, str]]  # what the judge is shown: nominated, then vector neighbours
+    decisions: dict[int, Decision]  # what the rules decided, kept if the judge does not answer
+    reasons: dict[int, str]
 
 
 _CANDIDATE_COLUMNS = tuple(
@@ -236,7 +238,7 @@ def remember(
         semantic_extra = [i for i in cosines if i not in decisions and i in by_id][:3]
         olds = [(i, by_id[i].text) for i in list(decisions) + semantic_extra if i in by_id]
         if olds:
-            return AskJudge(gathered, olds)
+            return AskJudge(gathered, olds, decisions, reasons)
     return apply_remember(s, owner_id, text, slot=gathered.slot, decisions=decisions, reasons=reasons, new=new)
 
 

@@ -399,21 +399,13 @@ def rank_for_recall(
     rel = relevance_scores(keyword, vector, neighbours=neighbours, created_at=created,
                            period=period, params=params)
     score = _scorer(weights)
-    # recency as _recency_from computes it, written out here: it runs for every candidate
-    top = _naive(newest) if newest is not None and half_life_days > 0 else None
-    pow2, clamp = math.pow, _clamp01
+    recency = _recency_from(newest, half_life_days)
     out = []
     for mid, r in rel.items():
         f = facts.get(mid)
         if f is None:
             continue
-        when = f.created_at
-        if top is None or when is None:
-            rec = 0.0
-        else:
-            age_days = (top - (when.replace(tzinfo=None) if when.tzinfo is not None else when)).total_seconds() / 86400.0
-            rec = 1.0 if age_days <= 0 else clamp(pow2(2.0, -age_days / half_life_days))
-        parts = score(r, f.importance, f.confidence, rec, frequency_score(f.uses),
+        parts = score(r, f.importance, f.confidence, recency(f.created_at), frequency_score(f.uses),
                       identity_question and f.category == "identity")
         out.append((mid, parts))
     out.sort(key=lambda kv: (-kv[1].total, -kv[0]))

@@ -44,6 +44,7 @@ __all__ = [
     "fts_match",
     "fts_query",
     "keyword_search",
+    "LIVE_SQL",
     "pg_tsquery",
     "query_terms",
 ]
@@ -320,7 +321,8 @@ def keyword_search(
 # the ends of the timeline), so the live memories in [lo, hi] are exactly the candidate and its
 # w neighbours on each side; each range is an index range read on (owner_id, id) (CROSS JOIN
 # keeps SQLite's planner from scanning the owner's whole timeline once per range).
-_LIVE = "owner_id = :owner AND status != 'deleted' AND deleted_at IS NULL AND NOT archived"
+# LIVE_SQL: the owner's live memories (the timeline's members).
+LIVE_SQL = "owner_id = :owner AND status != 'deleted' AND deleted_at IS NULL AND NOT archived"
 _SQLITE_TIMELINE = """
     WITH c(cid) AS (SELECT CAST(value AS INTEGER) FROM json_each(:ids)),
     r(lo, hi) AS MATERIALIZED (
@@ -446,7 +448,7 @@ def timeline_rows(
     w = max(0, int(window))
     names = tuple(c.name for c in columns)
     found = _sqlite_json_rows(
-        conn, names, lambda: _SQLITE_TIMELINE.format(live=_LIVE, select=", ".join(f"m.{n}" for n in names)),
+        conn, names, lambda: _SQLITE_TIMELINE.format(live=LIVE_SQL, select=", ".join(f"m.{n}" for n in names)),
         columns, {"owner": int(owner_id), "ids": json.dumps(ids), "w": w, "wm1": max(0, w - 1)},
     )
     if found is not None:
@@ -456,11 +458,11 @@ def timeline_rows(
     for n, mid in enumerate(ids):
         params[f"c{n}"] = mid
         # only around ids that are the owner's live memories themselves
-        mine = f"EXISTS (SELECT 1 FROM memory WHERE id = :c{n} AND {_LIVE})"
-        parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {_LIVE} AND id <= :c{n} "
+        mine = f"EXISTS (SELECT 1 FROM memory WHERE id = :c{n} AND {LIVE_SQL})"
+        parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {LIVE_SQL} AND id <= :c{n} "
                      f"AND {mine} ORDER BY id DESC LIMIT :wb) AS b{n}")
         if w:
-            parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {_LIVE} AND id > :c{n} "
+            parts.append(f"SELECT id FROM (SELECT id FROM memory WHERE {LIVE_SQL} AND id > :c{n} "
                          f"AND {mine} ORDER BY id LIMIT :wa) AS a{n}")
     stmt = sa.text(
         f"SELECT {', '.join(names)} FROM memory WHERE owner_id = :owner AND id IN "

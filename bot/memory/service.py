@@ -139,7 +139,7 @@ class MemoryService:
         )
         if isinstance(out, saving.AskJudge):
             assert judge is not None
-            decisions, reasons = saving.rule_decisions(out.gathered)
+            decisions, reasons = out.decisions, out.reasons
             verdict = await judge(text, out.olds)
             if verdict is not None:
                 by_id = {c.id for c in out.gathered.candidates}

@@ -35,6 +35,8 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import sqlalchemy as sa
 
+from bot.memory import search
+
 __all__ = ["Timeline", "TimelineIndex", "neighbours_of"]
 
 _NO_TIME = np.iinfo(np.int64).min  # a memory without a save time (never a neighbour)
@@ -63,8 +65,6 @@ class Timeline:
         self.seen_max = seen_max
         self.loaded_at = loaded_at
 
-    def __len__(self) -> int:
-        return int(self.ids.shape[0])
 
 
 def neighbours_of(
@@ -125,9 +125,6 @@ def neighbours_of(
     return out
 
 
-_LIVE = "owner_id = :owner AND status != 'deleted' AND deleted_at IS NULL AND NOT archived"
-
-
 class TimelineIndex:
     """The timelines of the people recall served lately (least recently used dropped past
     `max_people`). Thread-safe; does its reading on the connection it is given."""
@@ -141,10 +138,6 @@ class TimelineIndex:
     def forget(self, owner_id: int) -> None:
         with self._lock:
             self._people.pop(owner_id, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._people.clear()
 
     def get(self, conn: sa.Connection, owner_id: int, *, max_id: int | None | object = ...) -> Timeline:
         """The person's current timeline, brought up to date first (see the module text).
@@ -190,9 +183,7 @@ class TimelineIndex:
 
 def _read(conn: sa.Connection, owner_id: int, after_id: int | None) -> tuple[np.ndarray, np.ndarray]:
     """(ids, save times) of the person's live memories, by id, above `after_id` if given."""
-    from bot.memory import search  # noqa: PLC0415 - search imports nothing of ours; keeps this light
-
-    where = _LIVE + (" AND id > :after" if after_id is not None else "")
+    where = search.LIVE_SQL + (" AND id > :after" if after_id is not None else "")
     sql = f"SELECT id, created_at FROM memory WHERE {where} ORDER BY id"
     params: dict[str, object] = {"owner": owner_id}
     if after_id is not None:
