@@ -33,8 +33,8 @@ from discord import app_commands
 
 from bot.config import Settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
-from bot.menu import COMMAND_MENU
-from bot.textsplit import split_message
+from bot.core.menu import COMMAND_MENU
+from adapters.textsplit import split_message
 
 log = logging.getLogger(__name__)
 

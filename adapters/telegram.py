@@ -9,7 +9,7 @@ Decisions worth knowing:
 - Addressing in groups. A group message reaches the core only when it is addressed to the bot:
   it mentions @botusername (or text-mentions the bot), it replies to one of the bot's messages,
   it is /command@botusername, or it *starts* with a plain /command that is one of ours
-  (bot.menu.COMMAND_MENU or /start). Telegram clients drop the @botusername when a group has a
+  (bot.core.menu.COMMAND_MENU or /start). Telegram clients drop the @botusername when a group has a
   single bot, so plain commands must work; limiting them to our own command names keeps us from
   answering another bot's commands in a group with several bots (where names clash, people use
   /command@botusername, which Telegram's command menu does for them). Everything else is
@@ -17,7 +17,7 @@ Decisions worth knowing:
   text the core gets; /command@botusername becomes /command (in private chats too).
 - Text is sent as plain text (no parse_mode), so nothing in a memory can break formatting or
   inject markup. Replies longer than Telegram's 4,096 UTF-16 units are split with
-  bot.textsplit.split_message; buttons ride on the last chunk.
+  adapters.textsplit.split_message; buttons ride on the last chunk.
 - Private answers in groups go to the person's private chat. If Telegram refuses (403: the
   person never started the bot or blocked it), a short pointer is posted in the group instead;
   the private text itself never appears in the group.
@@ -87,8 +87,8 @@ from telegram.warnings import PTBDeprecationWarning
 
 from bot.config import ConfigError, Settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
-from bot.menu import COMMAND_MENU
-from bot.textsplit import split_message
+from bot.core.menu import COMMAND_MENU
+from adapters.textsplit import split_message
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bot.memory.conflict import Fact, assess, detect_slot, is_candidate
+from bot.memory.rules.conflict import Fact, assess, detect_slot, is_candidate
 
 __all__ = [
     "TARGETS",

@@ -24,7 +24,7 @@ DEFAULT_DATA = shared_data("conflict_pairs_dev.jsonl")
 
 
 async def service_decisions(pairs: list[dict[str, Any]], settings: Settings) -> dict[tuple[str, str], bool]:
-    from bot.memory.db import Database
+    from bot.storage.db import Database
     from bot.memory.service import MemoryService
 
     with tempfile.TemporaryDirectory() as tmp:

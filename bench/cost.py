@@ -2,7 +2,7 @@
 
 A scripted 50-turn conversation runs through the real core (commands parser, chat turn, tool
 loop, background extraction, the AI judge, episodes) on a temporary SQLite database, against the
-Anthropic stand-in server (tests/standins/anthropic_api.py) started in this process on 127.0.0.1.
+Anthropic stand-in server (bot/testing/anthropic_api.py) started in this process on 127.0.0.1.
 The stand-in is given a responder that behaves like a plausible model: it answers in a few
 sentences, calls manage_memory / reminders when asked to, extracts first-person facts from the
 person's last message, classifies facts for the judge and summarises conversations. The person in
@@ -159,7 +159,7 @@ _TIME = re.compile(r"\bfor (?P<when>.+?) to (?P<what>.+)$", re.I)
 
 def plausible_model(body: dict[str, Any]) -> dict[str, Any]:
     """Answer one Messages API request the way a reasonable model would (see module doc)."""
-    from tests.standins.anthropic_api import text_message, tool_use_message
+    from bot.testing.anthropic_api import text_message, tool_use_message
 
     forced = (body.get("tool_choice") or {}).get("name")
     last = body["messages"][-1]["content"]
@@ -308,16 +308,6 @@ def format_text(result: dict[str, Any]) -> str:
 # The run
 
 
-def _standin_module() -> Any:
-    """tests/ is not an installed package; from a checkout it is one directory up."""
-    try:
-        from tests.standins import anthropic_api
-    except ModuleNotFoundError:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.standins import anthropic_api
-    return anthropic_api
-
-
 class _Person:
     """The Sender for pushes: keeps conflict questions so the person can answer them."""
 
@@ -342,12 +332,12 @@ def _snapshot(llm: Any) -> tuple[dict[str, int], int, int]:
 
 async def run(settings: Settings, turns: int = len(SCRIPT)) -> dict[str, Any]:
     from bot.app import build_app
-    from bot.episodes import close_quiet_conversations
+    from bot.features.episodes import close_quiet_conversations
+    from bot.testing.anthropic_api import AnthropicStandIn
     from bot.events import ButtonPress, Incoming
-    from bot.memory.models import utcnow
+    from bot.storage.models import utcnow
 
-    standin = _standin_module()
-    server = standin.AnthropicStandIn()
+    server = AnthropicStandIn()
     await server.start()
     server.set_responder(plausible_model)
     tmp = tempfile.TemporaryDirectory()
@@ -375,8 +365,9 @@ async def run(settings: Settings, turns: int = len(SCRIPT)) -> dict[str, Any]:
         assert owner is not None
         await core.memory.remember_many(owner, [(text, None) for text in SEED_MEMORIES], source="command")
         await core.memory.set_pref(owner, "ai_judge", True)
-        conversation = core.services["conversation"]
-        llm = core.llm
+        conversation = app.conversation
+        llm = app.llm
+        assert conversation is not None and llm is not None
         records: list[TurnRecord] = []
         between = Extra()
         script = (SCRIPT * (turns // len(SCRIPT) + 1))[:turns]
@@ -408,7 +399,7 @@ async def run(settings: Settings, turns: int = len(SCRIPT)) -> dict[str, Any]:
             if i in QUIET_AFTER or i == len(script):
                 offset += timedelta(minutes=bench_settings.episode_quiet_minutes + 1, hours=1)
                 before, in0, out0 = _snapshot(llm)
-                await close_quiet_conversations(app, utcnow() + offset)
+                await close_quiet_conversations(core, llm, utcnow() + offset)
                 after, in1, out1 = _snapshot(llm)
                 for job in JOBS:
                     between.calls[job] = between.calls.get(job, 0) + after[job] - before[job]

@@ -399,8 +399,8 @@ async def measure_size(
 ) -> dict[str, Any]:
     """One size: load, then time recall / recall with embedding / remember / bm25s."""
     from bench.retrieval import Bm25Baseline, bm25_tokens
-    from bot.memory.db import Database
-    from bot.memory.recall_index import SemanticIndex
+    from bot.storage.db import Database
+    from bot.memory.index.semantic import SemanticIndex
     from bot.memory.service import MemoryService
 
     say = progress or (lambda _msg: None)

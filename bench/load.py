@@ -168,18 +168,10 @@ async def model_server(kind: str) -> AsyncIterator[Any]:
     if kind != "standin":
         yield None
         return
-    from tests.standins.anthropic_api import AnthropicStandIn
+    from bot.testing.anthropic_api import AnthropicStandIn
 
     async with AnthropicStandIn() as server:
         yield server
-
-
-def standin_available() -> bool:
-    try:
-        import tests.standins.anthropic_api  # noqa: F401
-    except Exception:  # noqa: BLE001 - not shipped outside the repository
-        return False
-    return True
 
 
 # --- measuring --------------------------------------------------------------------------------------
@@ -231,8 +223,8 @@ class DbTimer:
 
 def classify_reply(texts: list[str]) -> str | None:
     """An error kind for a reply, or None when it is a normal answer."""
-    from bot.core import SOMETHING_WRONG
-    from bot.memory.db import StorageError
+    from bot.core.core import SOMETHING_WRONG
+    from bot.storage.db import StorageError
 
     joined = "\n".join(texts)
     if SOMETHING_WRONG in joined:
@@ -469,11 +461,7 @@ def main(settings: Settings, argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.people < 1 or args.messages < 1:
         parser.error("--people and --messages must be at least 1")
-    model = args.model or ("standin" if standin_available() else "none")
-    if model == "standin" and not standin_available():
-        print("error: the stand-in model lives in the repository's tests/ directory; run from the checkout or use --model none",
-              file=sys.stderr)
-        return 2
+    model = args.model or "standin"
     pg_url = args.postgres_url or (
         settings.database_url if settings.database_url.startswith("postgresql")
         else os.environ.get("TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)

@@ -107,8 +107,8 @@ async def score_conversations(
     """Save every conversation through the product path and ask its questions.
 
     Returns (one Scored per question, mode of the last recall, timings in seconds)."""
-    from bot.memory.db import Database
-    from bot.memory.recall_index import SemanticIndex
+    from bot.storage.db import Database
+    from bot.memory.index.semantic import SemanticIndex
     from bot.memory.service import MemoryService
 
     db = Database(database_url)
@@ -216,7 +216,7 @@ def format_table(result: dict[str, Any], meta: dict[str, Any]) -> str:
 def load_embedder(settings: Settings) -> Any | None:
     """The embedder the settings ask for, loaded now; None for "none". A model that fails to
     load is returned anyway (not ready), so recall runs in keyword mode and says so."""
-    from bot.memory.embeddings import build_embedder
+    from bot.memory.embeddings.encoder import build_embedder
 
     embedder = build_embedder(settings, start=False)
     if embedder is not None:

@@ -7,7 +7,7 @@ variant is reported on dev, check and all. Nothing here looks at the content of 
 questions or turns.
 
 Setup mirrors production: one in-memory SQLite database with the memory table and the FTS5
-table + trigger of bot/memory/db.py (all conversations in it, each its own owner, so FTS5
+table + trigger of bot/storage/db.py (all conversations in it, each its own owner, so FTS5
 statistics are shared across owners as in the bot), MiniLM vectors of turns and questions
 cached under /tmp (re-runs take no model time), and bm25s over the same turns as the baseline.
 The "FINAL" rows run the product's own functions end to end (search.keyword_search,
@@ -50,9 +50,9 @@ from sqlalchemy.pool import StaticPool
 
 from bench.data import shared_data
 from bench.locomo import Conversation, Question, hit_at_k, load_locomo, recall_at_k
-from bot.memory import scoring
-from bot.memory.questions import is_identity_question, question_period
-from bot.memory.search import (
+from bot.memory.recall import scoring
+from bot.memory.recall.questions import is_identity_question, question_period
+from bot.memory.index.keyword import (
     fts_query,
     keyword_search,
     query_terms,
@@ -60,7 +60,7 @@ from bot.memory.search import (
     timeline_around,
     vector_query_text,
 )
-from bot.memory.vectors import VectorIndex
+from bot.memory.index.vectors import VectorIndex
 
 DEFAULT_DATA = str(shared_data("locomo10.json"))
 DEFAULT_CACHE = "/tmp/retrieval_lab_cache"
@@ -91,7 +91,7 @@ class EmbeddingCache:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
-            from bot.memory.embeddings import default_model_path
+            from bot.memory.embeddings.encoder import default_model_path
 
             self._model = SentenceTransformer(str(default_model_path()), device="cpu")
         return self._model.encode(texts, batch_size=64, normalize_embeddings=True,
@@ -424,7 +424,7 @@ class RecipeOptions:
 
 class Recipe:
     """What the bot's recall must do for one question, step by step, with the product's own
-    functions (this is the reference for bot/memory/recall.py):
+    functions (this is the reference for bot/memory/recall/pipeline.py):
 
     1. counts, total = search.term_counts(conn, owner, search.query_terms(q), dialect)
     2. kw  = dict(search.keyword_search(conn, owner, q, 50, dialect))
@@ -539,7 +539,7 @@ def add_recipe(methods: dict[str, Method], engine: sa.Engine, corpora: list[Corp
     for name, opt in variants.items():
         methods[name] = (lambda opt: lambda c, q, v: recipe(c, q, v, opt))(opt)
 
-    from bot.memory import search as search_mod
+    from bot.memory.index import keyword as search_mod
 
     db = engine.raw_connection().driver_connection
     for share in (0.1, 0.45):  # the share hardly matters (exploration; the product uses 0.2)

@@ -105,7 +105,7 @@ async def _export(settings: Settings, owner: str | None, out: str | None) -> int
 
 async def _import(settings: Settings, path: str, owner: str | None) -> int:
     from bot.app import build_app
-    from bot.memory.transfer import ImportProblem, parse_backup
+    from bot.memory.writing.transfer import ImportProblem, parse_backup
 
     platform, user = _parse_owner(owner, settings)
     try:

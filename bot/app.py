@@ -1,53 +1,51 @@
-"""Assembling the assistant from its parts, once, for every entry point (chat, run, export,
-import, benchmarks), so that they all run the same code paths."""
+"""The composition root: every part built once, and every handler, button action, /command and
+periodic job registered in one table (`wire`), for every entry point (chat, run, export,
+import, benchmarks), so that they all run the same code paths.
+
+Reading order for "what handles X?": `wire` below. The core (bot/core) only dispatches through
+the router it is given; features (bot/features) get what they need from other features as
+constructor arguments here, never through a registry.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from bot.config import Settings
-from bot.core import Core
-from bot.memory.db import Database
-from bot.memory.recall_index import SemanticIndex
-from bot.memory.service import MemoryService
+from bot.core import commands as c
+from bot.core.core import Core
+from bot.features import linking, memory_commands as mem, memory_presses as presses
+from bot.features.chat.fallback import MemoryAnswers
+from bot.features.chat.turn import Conversation
+from bot.features.chat.why import WhyStore
+from bot.features.chat.window import ChatLog
+from bot.features.episodes import close_quiet_conversations, closing_interval_seconds
+from bot.features.judge import AiJudge
+from bot.features.recheck import PRESS_ACTION as RECHECK_ACTION
+from bot.features.recheck import Rechecker
+from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
+from bot.features.reminders import ReminderCommands, ReminderService, delivery_buttons
+from bot.features.tidy import Curator, purge_deleted
+from bot.llm.client import LLM
+from bot.memory import MemoryService
+from bot.memory.embeddings.encoder import build_embedder
+from bot.memory.index.semantic import SemanticIndex
+from bot.storage.db import Database
+from bot.storage.models import utcnow
+from bot.storage.usage import DatabaseLedger
+from scheduler.delivery import ReminderDelivery
+from scheduler.timers import Timers
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class App:
-    settings: Settings
-    db: Database
-    memory: MemoryService
-    core: Core
-    parts: dict[str, Any]
-
-    async def start_background(self) -> None:
-        """Start the periodic work (purging deleted text after the undo window, and the parts
-        that add their own jobs)."""
-        for part in self.parts.values():
-            start = getattr(part, "start", None)
-            if start is not None:
-                await start()
-
-    async def close(self) -> None:
-        await self.core.drain(timeout=10)
-        for part in reversed(list(self.parts.values())):
-            stop = getattr(part, "stop", None)
-            if stop is not None:
-                try:
-                    result = stop()
-                    if hasattr(result, "__await__"):
-                        await result
-                except Exception:
-                    log.exception("stopping %s failed", type(part).__name__)
-        self.db.dispose()
-
-
-_UNSET: Any = object()
+PURGE_SECONDS = 60
+CURATOR_COUNT_CHECK_SECONDS = 60
+RECHECK_SECONDS = 3600
 
 
 class SemanticWarmup:
@@ -90,22 +88,169 @@ class SemanticWarmup:
             close()
 
 
-def build_app(settings: Settings, *, embedder: Any = _UNSET, with_model: bool = True) -> App:
-    """Open storage and wire the parts. Slow parts (the embedding model) load in the background."""
-    db = Database(settings.database_url)
-    if embedder is _UNSET:
-        from bot.memory.embeddings import build_embedder
+@dataclass
+class App:
+    """Every part of one assistant process; `wire` connects them."""
 
+    settings: Settings
+    db: Database
+    memory: MemoryService
+    core: Core
+    timers: Timers
+    delivery: ReminderDelivery
+    reminders: ReminderService
+    reminder_commands: ReminderCommands
+    curator: Curator
+    rechecker: Rechecker
+    judge: AiJudge
+    answers: MemoryAnswers
+    why: WhyStore
+    chat_log: ChatLog
+    warmup: SemanticWarmup
+    llm: LLM | None = None
+    conversation: Conversation | None = None  # the chat turn with the model; None without one
+    clock: Callable[[], datetime] = utcnow
+    _started: bool = field(default=False, repr=False)
+
+    async def start_background(self) -> None:
+        """Start the embedding model's warm-up and the timers (reminders, purge, tidy ...)."""
+        await self.warmup.start()
+        await self.timers.start()
+        self._started = True
+
+    async def close(self) -> None:
+        await self.core.drain(timeout=10)
+        for name, stop in (("timers", self.timers.stop), ("warmup", self.warmup.stop)):
+            try:
+                await stop()
+            except Exception:
+                log.exception("stopping %s failed", name)
+        if self.llm is not None:
+            try:
+                await self.llm.aclose()
+            except Exception:
+                log.exception("closing the model client failed")
+        self.db.dispose()
+
+
+_UNSET: Any = object()
+
+
+def build_app(
+    settings: Settings,
+    *,
+    db: Database | None = None,
+    embedder: Any = _UNSET,
+    with_model: bool = True,
+    llm: LLM | None = None,
+    clock: Callable[[], datetime] = utcnow,
+    **delivery_options: Any,
+) -> App:
+    """Open storage and build every part. Slow parts (the embedding model) load in the
+    background. `db`, `embedder`, `llm`, `clock` and `delivery_options` (see ReminderDelivery)
+    are for tests and benchmarks."""
+    db = db or Database(settings.database_url)
+    if embedder is _UNSET:
         embedder = build_embedder(settings, start=False)
     semantic = SemanticIndex(db, embedder)
     memory = MemoryService(db, settings, semantic)
     core = Core(settings=settings, memory=memory)
-    parts: dict[str, Any] = {"semantic": SemanticWarmup(semantic)}
-    app = App(settings=settings, db=db, memory=memory, core=core, parts=parts)
-    from scheduler import install as install_scheduler  # reminders, tidy, purge, re-check (before conversation: it adds a job)
+    if llm is None and with_model and settings.anthropic_api_key:
+        llm = LLM(settings, DatabaseLedger(db))
 
-    install_scheduler(app)
-    from bot import conversation  # the chat turn, the model client (when a key is set), extraction
-
-    conversation.install(app, with_model=with_model)
+    timers = Timers(clock=clock)
+    buttons = core.buttons
+    delivery = ReminderDelivery(
+        timers, db, core.outbox, settings,
+        lambda owner_id, reminder_id: delivery_buttons(buttons, owner_id, reminder_id),
+        clock=clock, **delivery_options,
+    )
+    reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery, clock=clock)
+    chat_log = ChatLog(db, settings.history_token_budget)
+    why = WhyStore(db)
+    judge = AiJudge(llm, settings)
+    answers = MemoryAnswers(chat_log, why)
+    conversation = None
+    if llm is not None:
+        conversation = Conversation(
+            core, llm, chat_log=chat_log, why=why, answers=answers, judge_for=judge, reminders=reminders
+        )
+    app = App(
+        settings=settings,
+        db=db,
+        memory=memory,
+        core=core,
+        timers=timers,
+        delivery=delivery,
+        reminders=reminders,
+        reminder_commands=ReminderCommands(reminders),
+        curator=Curator(memory, db, settings, llm=llm, clock=clock),
+        rechecker=Rechecker(core, memory, db, settings, clock=clock),
+        judge=judge,
+        answers=answers,
+        why=why,
+        chat_log=chat_log,
+        warmup=SemanticWarmup(semantic),
+        llm=llm,
+        conversation=conversation,
+        clock=clock,
+    )
+    wire(app)
     return app
+
+
+def wire(app: App) -> None:
+    """The one table: who handles each intent, /command, button action and periodic job."""
+    core, router, settings = app.core, app.core.router, app.settings
+    save = mem.SaveCommand(app.judge)
+    reminders = app.reminder_commands
+    chat = app.conversation.chat_turn if app.conversation is not None else app.answers.on_chat
+
+    # what people type
+    router.intent(c.Chat, chat)  # the model's turn, or answers from memory without a model
+    router.intent(c.Save, save.on_save)
+    router.intent(c.ListMemories, mem.on_list)
+    router.intent(c.Search, mem.on_search)
+    router.intent(c.ByNumber, mem.on_by_number)
+    router.intent(c.Rewrite, mem.on_rewrite)
+    router.intent(c.Timezone, mem.on_timezone)
+    router.intent(c.SettingsCmd, mem.on_settings)
+    router.intent(c.Remind, reminders.on_remind)
+    router.intent(c.Link, linking.on_link)
+    router.intent(c.Malformed, mem.on_malformed)
+    router.intent(c.Unknown, mem.on_unknown)
+
+    # /commands without arguments
+    router.command("help", mem.on_help)
+    router.command("start", mem.on_help)
+    router.command("undo", mem.on_undo)
+    router.command("export", mem.on_export)
+    router.command("import", mem.on_import)
+    router.command("forget_me", mem.on_forget_me)
+    router.command("why", app.why.on_why)
+    router.command("reminders", reminders.on_list)
+    router.command("tidy", app.curator.on_tidy)
+    router.command("unlink", linking.on_unlink)
+
+    # buttons
+    router.press("conflict", presses.on_conflict)
+    router.press("undo", presses.on_undo)
+    router.press("page", presses.on_page)
+    router.press("ask_again", presses.on_ask_again)
+    router.press("forget_me", presses.ForgetMePress(app.reminders.forget_owner).on_press)
+    router.press(REMINDER_ACTION, reminders.on_press)
+    router.press(RECHECK_ACTION, app.rechecker.on_press)
+
+    # periodic jobs (reminder delivery adds its own sweep)
+    timers, memory, db, clock = app.timers, app.memory, app.db, app.clock
+    timers.add_interval_job("purge", PURGE_SECONDS, lambda: purge_deleted(db, memory, clock))
+    timers.add_interval_job("curator", settings.curator_interval_minutes * 60, app.curator.tidy_all)
+    timers.add_interval_job("curator_by_count", CURATOR_COUNT_CHECK_SECONDS, app.curator.tidy_busy_owners)
+    timers.add_interval_job("recheck", RECHECK_SECONDS, app.rechecker.run)
+    if app.llm is not None:
+        llm = app.llm
+        timers.add_interval_job(
+            "close_quiet_conversations",
+            closing_interval_seconds(settings.episode_quiet_minutes),
+            lambda: close_quiet_conversations(core, llm, clock()),
+        )

@@ -97,7 +97,7 @@ def db_backend(request: pytest.FixtureRequest, tmp_path) -> Iterator[tuple[str, 
 
 @pytest.fixture
 def database(db_backend):
-    from bot.memory.db import Database
+    from bot.storage.db import Database
 
     url, schema = db_backend
     db = Database(url, pg_schema=schema)
@@ -121,9 +121,10 @@ async def memory(database, settings) -> AsyncIterator[object]:
 
 @pytest.fixture
 async def core(database, settings) -> AsyncIterator[object]:
-    from bot.core import Core
-    from bot.memory.service import MemoryService
+    """A core wired like production (bot.app.build_app: every handler and button action), with
+    no model and no embeddings; its timers are not started."""
+    from bot.app import build_app
 
-    c = Core(settings=settings, memory=MemoryService(database, settings))
-    yield c
-    await c.drain(timeout=5)
+    app = build_app(settings, db=database, embedder=None, with_model=False)
+    yield app.core
+    await app.core.drain(timeout=5)

@@ -40,7 +40,7 @@ PressScript = Callable[[ButtonPress], Awaitable[list[Outgoing]] | list[Outgoing]
 
 
 class ScriptedCore:
-    """A stand-in for bot.core: records what the adapter hands over and answers from a script.
+    """A stand-in for bot.core.core: records what the adapter hands over and answers from a script.
 
     Default answers: a message gets `echo: <text>`; a press edits the pressed message to
     `pressed <token>`. Tests replace `on_message` / `on_press` for other answers."""

@@ -29,10 +29,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text as sql
 
-from bot import commands
-from bot.core import SOMETHING_WRONG, Core
+from bot.core import commands
+from bot.core.core import SOMETHING_WRONG, Core
 from bot.events import Attachment, ButtonPress, Incoming, Outgoing
-from bot.memory.db import Database
+from bot.storage.db import Database
 from tests.conftest import make_settings
 from tests.test_crash_safety import bot_env, pg_schema_url
 

@@ -20,7 +20,7 @@ from bench.conflicts import (
     meets_targets,
     rules_nominate,
 )
-from bot.memory.conflict import Fact, detect_slot, is_candidate, keywords
+from bot.memory.rules.conflict import Fact, detect_slot, is_candidate, keywords
 
 DEV_FILE_NAME = "conflict_pairs_dev.jsonl"
 
@@ -180,9 +180,9 @@ def test_rules_meet_the_targets_on_the_dev_file(dev_pairs: list[dict]) -> None:
 
 def test_the_pure_candidate_rule_is_what_the_service_can_find(dev_pairs: list[dict]) -> None:
     """Whenever is_candidate accepts a pair, the service finds the old memory too: by keyword
-    search over an FTS5 index tokenised as bot/memory/db.py does (porter), or by its stored
+    search over an FTS5 index tokenised as bot/storage/db.py does (porter), or by its stored
     slot. Otherwise the pure path and the service path of the benchmark would disagree."""
-    from bot.memory.search import fts_query
+    from bot.memory.index.keyword import fts_query
 
     db = sqlite3.connect(":memory:")
     db.execute(

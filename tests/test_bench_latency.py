@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from bench import latency
-from bot.memory.embeddings import HashingEmbedder
+from bot.memory.embeddings.encoder import HashingEmbedder
 from tests.conftest import make_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,7 +122,7 @@ async def _two_people(tmp_path, n: int = 120):
 
     import sqlalchemy as sa
 
-    from bot.memory.db import Database
+    from bot.storage.db import Database
     from bot.memory.service import MemoryService
 
     db = Database(f"sqlite:///{tmp_path / 'p.db'}")
@@ -146,7 +146,7 @@ async def _two_people(tmp_path, n: int = 120):
 async def test_timeline_statement_matches_the_portable_form(tmp_path):
     import random
 
-    from bot.memory import search
+    from bot.memory.index import keyword as search
 
     db, _memory, a, b, ids = await _two_people(tmp_path)
     rng = random.Random(4)
@@ -168,7 +168,7 @@ async def test_timeline_statement_matches_the_portable_form(tmp_path):
 
 
 async def test_keyword_search_top_first_matches_the_full_query(tmp_path):
-    from bot.memory import search
+    from bot.memory.index import keyword as search
 
     db, _memory, a, b, _ids = await _two_people(tmp_path)
     questions = latency.make_questions(40, 5) + latency.make_facts(20, 6) + ["Lisbon", "nothing matches zzz"]
@@ -195,8 +195,8 @@ async def test_newest_cache_follows_saves_deletes_and_undo(tmp_path):
     from sqlalchemy import func
     from sqlmodel import select
 
-    from bot.memory.db import Database
-    from bot.memory.models import Memory
+    from bot.storage.db import Database
+    from bot.storage.models import Memory
     from bot.memory.service import MemoryService
 
     db = Database(f"sqlite:///{tmp_path / 'n.db'}")

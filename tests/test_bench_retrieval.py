@@ -13,7 +13,7 @@ import pytest
 
 from bench import retrieval
 from bench.locomo import parse_conversations
-from bot.memory.embeddings import HashingEmbedder
+from bot.memory.embeddings.encoder import HashingEmbedder
 from tests.conftest import make_settings
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""WAL checkpoints run on their own thread (bot.memory.checkpoint), never inside a commit."""
+"""WAL checkpoints run on their own thread (bot.storage.checkpoint), never inside a commit."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from bot.memory.checkpoint import WalCheckpointer
-from bot.memory.db import Database
+from bot.storage.checkpoint import WalCheckpointer
+from bot.storage.db import Database
 
 
 def _wait(cond, timeout: float = 10.0) -> bool:

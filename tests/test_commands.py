@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot import commands as c
+from bot.core import commands as c
 from bot.memory.listing import Which
 
 CASES = [

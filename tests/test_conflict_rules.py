@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.memory.conflict import (
+from bot.memory.rules.conflict import (
     CHANGE_WORDING,
     RULES,
     Assessment,
@@ -29,7 +29,7 @@ from bot.memory.conflict import (
     nomination_rule,
     slot_value,
 )
-from bot.memory.slots import SLOTS, find_slots, is_profession
+from bot.memory.rules.slots import SLOTS, find_slots, is_profession
 
 
 def verdict(old: str, new: str, cosine: float | None = None) -> Assessment:

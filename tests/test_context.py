@@ -1,4 +1,4 @@
-"""Tables for recall context assembly (bot.memory.context)."""
+"""Tables for recall context assembly (bot.memory.recall.context)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.memory.context import (
+from bot.memory.recall.context import (
     BLOCK_CURRENT,
     BLOCK_HISTORICAL,
     BLOCK_UNSURE,

@@ -228,7 +228,7 @@ async def test_per_person_rate_limit_has_a_clear_reply_and_spares_commands(db_ba
 async def test_without_a_key_it_answers_from_memory(db_backend, anthropic_standin):
     kit = await make_kit(db_backend, anthropic_standin, anthropic_api_key="")
     try:
-        assert kit.core.llm is None
+        assert kit.app.llm is None and kit.app.conversation is None
         only(await kit.say("remember: I live in Lisbon"))
         out = only(await kit.say("do I live in Lisbon?"))
         assert out.text.startswith("Here is what I remember about that:") and "I live in Lisbon" in out.text
@@ -243,7 +243,7 @@ async def test_without_a_key_it_answers_from_memory(db_backend, anthropic_standi
 async def test_both_messages_are_logged_for_the_owner_and_chat(kit: ChatKit):
     from sqlmodel import select
 
-    from bot.memory.models import MessageLog
+    from bot.storage.models import MessageLog
 
     only(await kit.say("tell me a joke about cats", message_id="tg-77"))
     with kit.app.db.session() as s:

@@ -16,12 +16,11 @@ from typing import Any
 
 import pytest_asyncio
 
-from bot.app import App
-from bot.conversation import Conversation, install
-from bot.core import Core
+from bot.app import App, build_app
+from bot.core.core import Core
 from bot.events import ButtonPress, ChatRef, Incoming, Outgoing
-from bot.memory.db import Database
-from bot.memory.service import MemoryService
+from bot.features.chat.turn import Conversation
+from bot.storage.db import Database
 from tests.standins.anthropic_api import (  # noqa: F401  (fixture re-exported)
     AnthropicStandIn,
     RecordedRequest,
@@ -197,7 +196,8 @@ class ChatKit:
 
     @property
     def conversation(self) -> Conversation:
-        return self.core.services["conversation"]
+        assert self.app.conversation is not None
+        return self.app.conversation
 
     async def say(self, text: str, user: str = "u1", **kw: Any) -> list[Outgoing]:
         outs = await self.core.handle_message(msg(text, user, **kw))
@@ -215,15 +215,11 @@ class ChatKit:
 async def make_kit(db_backend: tuple[str, str | None], server: AnthropicStandIn, **overrides: Any) -> ChatKit:
     url, schema = db_backend
     settings = standin_settings(server, database_url=url, embedding_model="none", **overrides)
-    db = Database(url, pg_schema=schema)
-    memory = MemoryService(db, settings)
-    core = Core(settings=settings, memory=memory)
-    app = App(settings=settings, db=db, memory=memory, core=core, parts={})
-    install(app)
+    app = build_app(settings, db=Database(url, pg_schema=schema), embedder=None)
     brain = Brain()
     server.set_responder(brain)
     sender = Capture()
-    core.outbox.register(PLATFORM, sender)
+    app.core.outbox.register(PLATFORM, sender)
     return ChatKit(app, server, brain, sender)
 
 

@@ -6,17 +6,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from bot.conversation import (
-    RateLimiter,
-    build_messages,
-    fallback_note,
-    fit_history,
-    message_cost,
-    now_block,
-    rate_limited_text,
-    render_parts,
-    render_why,
-)
+from bot.features.chat.fallback import fallback_note
+from bot.features.chat.turn import RateLimiter, now_block, rate_limited_text
+from bot.features.chat.why import render_parts, render_why
+from bot.features.chat.window import build_messages, fit_history, message_cost
 
 
 def test_rate_limiter_sliding_window():

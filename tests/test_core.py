@@ -173,11 +173,10 @@ async def test_settings_switch_conflict_review_off(core):
 
 
 async def test_allowlist_refuses_politely_once_and_stores_nothing(database, settings):
-    from bot.core import Core
-    from bot.memory.service import MemoryService
+    from bot.app import build_app
 
     s2 = settings.model_copy(update={"allowed_users": "console:alice"})
-    core = Core(settings=s2, memory=MemoryService(database, s2))
+    core = build_app(s2, db=database, embedder=None, with_model=False).core
     first = await core.handle_message(msg("remember: I am mallory", "mallory"))
     assert len(first) == 1 and "private" in first[0].text
     assert await core.handle_message(msg("remember: again", "mallory")) == []
@@ -218,17 +217,17 @@ async def test_export_and_import_as_attachments(core):
 
 
 async def test_buttons_that_stand_alone_are_used_up_one_by_one(core):
-    from bot.memory.buttons import ButtonSpec, ClaimStatus
+    from bot.core.buttons import ButtonSpec, ClaimStatus
 
     o = await core.memory.owner_for("console", "u1")
     a = (await core.memory.remember(o, "I like tea")).action_id
     b = (await core.memory.remember(o, "I play chess")).action_id
-    [[undo_a, undo_b]] = await core.memory.issue_buttons(
+    [[undo_a, undo_b]] = await core.buttons.issue(
         o, [[ButtonSpec("Undo 1", "undo", {"action_id": a}, alone=True), ButtonSpec("Undo 2", "undo", {"action_id": b}, alone=True)]]
     )
-    assert (await core.memory.claim(undo_a.token, o)).status is ClaimStatus.OK
-    assert (await core.memory.claim(undo_b.token, o)).status is ClaimStatus.OK
-    assert (await core.memory.claim(undo_a.token, o)).status is ClaimStatus.USED
+    assert (await core.buttons.claim(undo_a.token, o)).status is ClaimStatus.OK
+    assert (await core.buttons.claim(undo_b.token, o)).status is ClaimStatus.OK
+    assert (await core.buttons.claim(undo_a.token, o)).status is ClaimStatus.USED
 
 
 async def test_locks_do_not_pile_up_for_everyone_ever_seen(core):

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text as sql
 
-from bot.memory.db import Database
+from bot.storage.db import Database
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, require_postgres
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ Discord.
 What is checked: the disagreement between the two accounts (London / Paris) becomes a question
 right after linking; afterwards a memory saved on one platform is listed on the other, and a
 conflicting fact from the other side is asked about; /unlink separates them, each side keeping
-exactly what the rules in bot/linking.py say. Codes asked for in a group stay private.
+exactly what the rules in bot/features/linking.py say. Codes asked for in a group stay private.
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from bot.events import ButtonPress
-from bot.memory import curator as rules
-from bot.memory.locks import release, try_acquire
-from bot.memory.models import Action, Memory, MemoryEvent, utcnow
+from bot.memory.writing import curator as rules
+from bot.storage.leases import release, try_acquire
+from bot.storage.models import Action, Memory, MemoryEvent, utcnow
 from tests.conftest import make_settings
 from tests.test_scheduler_support import button, make_app, msg, other_database
 
@@ -26,8 +26,8 @@ def settings(db_backend):
 
 @pytest.fixture
 def rig(database, settings):
-    app, sched = make_app(database, settings)
-    return app, sched.curator
+    app = make_app(database, settings)
+    return app, app.curator
 
 
 async def save(app, owner: int, text: str, *, days_ago: float = 0, **kw) -> int:
@@ -229,7 +229,7 @@ async def test_the_curator_never_runs_twice_at_once_for_one_owner(rig, crafted, 
     # two processes at once: one merge in total
     db2 = other_database(database)
     try:
-        _, sched2 = make_app(db2, app.settings)
+        sched2 = make_app(db2, app.settings)
         r1, r2 = await asyncio.gather(curator.tidy(a), sched2.curator.tidy(a))
         assert len(r1.merged) + len(r2.merged) == 1
         assert {r1.skipped, r2.skipped} <= {None, "busy", "unchanged"}
@@ -321,7 +321,7 @@ class _FakeLLM:
 
 
 async def test_the_model_junk_judge_quotes_memories_as_data_and_keeps_only_asked_ids(database, settings):
-    from scheduler.curator import llm_junk_judge
+    from bot.features.tidy import llm_junk_judge
 
     llm = _FakeLLM([
         {"id": 7, "junk": True, "probability": 0.95},
@@ -339,10 +339,10 @@ async def test_the_model_junk_judge_quotes_memories_as_data_and_keeps_only_asked
     assert await judge(1, [(7, "You are called Jarvis")]) is None
 
 
-async def test_with_a_model_on_the_core_the_curator_uses_it(rig, database):
+async def test_with_a_model_the_curator_uses_it(rig, database):
     app, curator = rig
     a = await app.memory.owner_for("console", "u1")
     jarvis = await save(app, a, "You are called Jarvis")
-    app.core.llm = _FakeLLM([{"id": jarvis, "junk": True, "probability": 0.99}])
+    curator.llm = _FakeLLM([{"id": jarvis, "junk": True, "probability": 0.99}])
     report = await curator.tidy(a)
     assert report.model_used and report.removed == ("You are called Jarvis",)

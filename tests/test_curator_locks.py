@@ -1,4 +1,4 @@
-"""The named lease (bot.memory.locks) on SQLite and PostgreSQL: one holder at a time, also
+"""The named lease (bot.storage.leases) on SQLite and PostgreSQL: one holder at a time, also
 across two Database objects racing from threads; expiry frees it; release only by the holder."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-from bot.memory.locks import holder_of, lease, release, try_acquire
-from bot.memory.models import utcnow
+from bot.storage.leases import holder_of, lease, release, try_acquire
+from bot.storage.models import utcnow
 from tests.test_scheduler_support import other_database
 
 TTL = timedelta(minutes=5)

@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from bot.memory.curator import (
+from bot.memory.writing.curator import (
     Item,
     Merge,
     accept_junk_flag,

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from bot.memory.dates import Validity, extract_validity
+from bot.memory.rules.dates import Validity, extract_validity
 
 NOW = date(2026, 3, 28)
 

@@ -2,7 +2,7 @@
 the Discord stand-in, with a small scripted core that records what reaches it.
 
 Phase 1: the contract only. The same flows with the real core (and /link across platforms) come
-when bot/core.py is plugged in.
+when bot/core/core.py is plugged in.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 from adapters.discord import PLATFORM, DiscordAdapter, DiscordStartError
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Incoming, Outbox, Outgoing
-from bot.menu import COMMAND_MENU
+from bot.core.menu import COMMAND_MENU
 from tests.discord_helpers import settings_for, standin_server
 from tests.standins.discord_api import (
     CB_CHANNEL_MESSAGE,
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.timeout(30)
 
 
 class ScriptedCore:
-    """Stands in for bot.core: records every Incoming / ButtonPress and answers from a script."""
+    """Stands in for bot.core.core: records every Incoming / ButtonPress and answers from a script."""
 
     def __init__(self) -> None:
         self.outbox = Outbox()

@@ -21,11 +21,11 @@ from sqlalchemy import text as sql
 
 from adapters.discord import MESSAGE_LIMIT, DiscordAdapter
 from bot.app import App, build_app
-from bot.core import REFUSALS, Turn
+from bot.core.core import REFUSALS, Turn
 from bot.events import ChatRef, Incoming
-from bot.handlers import conflict_message
-from bot.memory.buttons import ClaimStatus
-from bot.textsplit import split_message
+from bot.features.memory_commands import conflict_message
+from bot.core.buttons import ClaimStatus
+from adapters.textsplit import split_message
 from tests.conftest import TEST_POSTGRES_URL, make_settings, require_postgres
 from tests.discord_helpers import standin_server
 from tests.standins.discord_api import (
@@ -270,7 +270,7 @@ async def test_a_click_by_another_member_is_refused_privately_and_changes_nothin
         owner = await bot.core.memory.owner_for("discord", str(alice.id), create=False)
         [(conflict_id,)] = bot.rows("SELECT id FROM conflict WHERE owner_id = :o", o=owner)
         turn = Turn(owner_id=owner, platform="discord", chat=ChatRef("discord", str(general)), is_group=False, user_id=str(alice.id))
-        out = await conflict_message(bot.core, turn, conflict_id)
+        out = await conflict_message(bot.core.core, turn, conflict_id)
         assert out is not None
         pushed_id = await bot.core.push(ChatRef("discord", str(general)), out)
         shown = server.message(pushed_id)

@@ -15,7 +15,7 @@ import time
 import numpy as np
 import pytest
 
-from bot.memory.embeddings import (
+from bot.memory.embeddings.encoder import (
     EmbedderUnavailable,
     HashingEmbedder,
     SentenceTransformerEmbedder,
@@ -24,7 +24,7 @@ from bot.memory.embeddings import (
     pack_vector,
     unpack_vector,
 )
-from bot.memory.vectors import VectorIndex
+from bot.memory.index.vectors import VectorIndex
 from tests.conftest import make_settings
 
 
@@ -75,7 +75,7 @@ def test_build_embedder_none() -> None:
 
 
 def test_missing_model_reports_unavailable_once(tmp_path, caplog) -> None:
-    caplog.set_level(logging.WARNING, logger="bot.memory.embeddings")
+    caplog.set_level(logging.WARNING, logger="bot.memory.embeddings.encoder")
     emb = build_embedder(make_settings(embedding_model=str(tmp_path / "no-such-model")))
     assert emb is not None
     assert emb.wait_ready(10) is False
@@ -192,7 +192,7 @@ def test_loading_the_model_draws_nothing_on_the_terminal() -> None:
     import sys
 
     code = (
-        "from bot.memory.embeddings import SentenceTransformerEmbedder\n"
+        "from bot.memory.embeddings.encoder import SentenceTransformerEmbedder\n"
         "e = SentenceTransformerEmbedder('default')\n"
         "assert e.load_now(), e.error\n"
         "print(e.encode_sync(['hello']).shape, e.engine)\n"
@@ -208,8 +208,8 @@ def test_tracing_and_export_are_refused_for_other_pipelines() -> None:
     """Only a Transformer -> mean Pooling (-> Normalize) pipeline is traced or exported to ONNX;
     anything else (CLS pooling, another layout, not a sentence-transformers model) keeps the
     model's encode."""
-    from bot.memory.onnx_encoder import build_onnx_encoder
-    from bot.memory.traced import build_traced_encoder
+    from bot.memory.embeddings.onnx_copy import build_onnx_encoder
+    from bot.memory.embeddings.torchscript_copy import build_traced_encoder
 
     class Transformer:
         auto_model = object()

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlmodel import select
 
-from bot.episodes import (
+from bot.features.episodes import (
     EPISODES_NOTE,
     Item,
     close_quiet_conversations,
@@ -16,10 +16,9 @@ from bot.episodes import (
     is_quiet,
     may_hold_procedure,
     rank_items,
-    register_periodic,
     take_for_episode,
 )
-from bot.memory.models import Episode, MessageLog, Procedure
+from bot.storage.models import Episode, MessageLog, Procedure
 from bot.tokens import estimate_tokens
 from tests.test_conversation_kit import (  # noqa: F401  (fixtures)
     ChatKit,
@@ -123,11 +122,11 @@ async def test_a_quiet_conversation_becomes_an_episode_recalled_later(kit: ChatK
     only(await kit.say("something else", chat="other-chat"))
     now = datetime.now(timezone.utc)
 
-    run = await close_quiet_conversations(kit.app, now + timedelta(minutes=10))
+    run = await close_quiet_conversations(kit.core, kit.app.llm, now + timedelta(minutes=10))
     assert (run.chats_quiet, run.episodes) == (0, 0)  # not quiet yet
     assert requests_of(kit.server, "summary") == []
 
-    run = await close_quiet_conversations(kit.app, now + timedelta(minutes=31))
+    run = await close_quiet_conversations(kit.core, kit.app.llm, now + timedelta(minutes=31))
     assert (run.chats_quiet, run.episodes, run.failed) == (2, 2, 0)
     summaries = requests_of(kit.server, "summary")
     assert len(summaries) == 2
@@ -137,7 +136,7 @@ async def test_a_quiet_conversation_becomes_an_episode_recalled_later(kit: ChatK
     assert all(r.episode_id is not None for r in await log_rows(kit))
 
     # Nothing is summarised twice.
-    run = await close_quiet_conversations(kit.app, now + timedelta(minutes=90))
+    run = await close_quiet_conversations(kit.core, kit.app.llm, now + timedelta(minutes=90))
     assert run.episodes == 0 and len(requests_of(kit.server, "summary")) == 2
 
     # The next turn starts a fresh window, and the episode is in the system prompt as data.
@@ -156,7 +155,7 @@ async def test_without_a_model_messages_stay_for_later(db_backend, anthropic_sta
     kit = await make_kit(db_backend, anthropic_standin, anthropic_api_key="")
     try:
         only(await kit.say("I'm planning a trip"))
-        run = await close_quiet_conversations(kit.core, datetime.now(timezone.utc) + timedelta(hours=2))
+        run = await close_quiet_conversations(kit.core, kit.app.llm, datetime.now(timezone.utc) + timedelta(hours=2))
         assert run.skipped_no_model and run.episodes == 0
         assert await episodes(kit) == []
         assert all(r.episode_id is None for r in await log_rows(kit))
@@ -168,10 +167,10 @@ async def test_a_failed_summary_leaves_the_messages_for_the_next_run(kit: ChatKi
     only(await kit.say("I'm planning a trip"))
     later = datetime.now(timezone.utc) + timedelta(hours=1)
     kit.server.fail_next(500)
-    run = await close_quiet_conversations(kit.app, later)
+    run = await close_quiet_conversations(kit.core, kit.app.llm, later)
     assert (run.episodes, run.failed) == (0, 1)
     assert all(r.episode_id is None for r in await log_rows(kit))
-    run = await close_quiet_conversations(kit.app, later)
+    run = await close_quiet_conversations(kit.core, kit.app.llm, later)
     assert run.episodes == 1
 
 
@@ -183,7 +182,7 @@ async def test_repeated_instructions_become_a_procedure_recalled_when_relevant(k
     }
     only(await kit.say("For the weekly report always put the totals first"))
     only(await kit.say("and remember to use the blue template for the weekly report"))
-    run = await close_quiet_conversations(kit.app, datetime.now(timezone.utc) + timedelta(hours=1))
+    run = await close_quiet_conversations(kit.core, kit.app.llm, datetime.now(timezone.utc) + timedelta(hours=1))
     assert (run.episodes, run.procedures) == (1, 1)
     with kit.app.db.session() as s:
         (proc,) = s.exec(select(Procedure)).all()
@@ -200,28 +199,23 @@ async def test_repeated_instructions_become_a_procedure_recalled_when_relevant(k
 async def test_small_talk_does_not_ask_for_a_procedure(kit: ChatKit):
     only(await kit.say("hello"))
     only(await kit.say("how are you?"))
-    await close_quiet_conversations(kit.app, datetime.now(timezone.utc) + timedelta(hours=1))
+    await close_quiet_conversations(kit.core, kit.app.llm, datetime.now(timezone.utc) + timedelta(hours=1))
     tools = [r["tool_choice"]["name"] for r in requests_of(kit.server, "summary")]
     assert tools == ["save_episode"]
 
 
-class FakeScheduler:
-    def __init__(self) -> None:
-        self.jobs: list[tuple[str, int, object]] = []
+async def test_the_app_registers_the_closing_job_only_with_a_model(kit: ChatKit, db_backend):
+    from bot.app import build_app
+    from bot.storage.db import Database
+    from tests.conftest import make_settings
 
-    def add_interval_job(self, name: str, seconds: int, coro_factory: object) -> None:
-        self.jobs.append((name, seconds, coro_factory))
-
-
-async def test_registers_a_periodic_job_when_a_scheduler_exists(kit: ChatKit):
-    assert register_periodic(kit.app) is False  # no scheduler part: skipped gracefully
-    scheduler = FakeScheduler()
-    kit.app.parts["scheduler"] = scheduler
-    await kit.app.start_background()  # the conversation part registers at start
-    (name, seconds, factory), = scheduler.jobs
-    assert name == "close_quiet_conversations" and 60 <= seconds <= 600
-    await kit.app.start_background()
-    assert len(scheduler.jobs) == 1  # only once
+    assert "close_quiet_conversations" in kit.app.timers.interval_jobs
+    url, schema = db_backend
+    without = build_app(make_settings(database_url=url), db=Database(url, pg_schema=schema), embedder=None)
+    try:
+        assert "close_quiet_conversations" not in without.timers.interval_jobs
+    finally:
+        await without.close()
     only(await kit.say("I'm planning a trip"))
-    run = await factory()  # type: ignore[operator]
+    run = await close_quiet_conversations(kit.core, kit.app.llm)
     assert run.episodes == 0  # the job runs with the real clock: not quiet yet

@@ -158,7 +158,7 @@ async def test_group_notices_are_private(kit: ChatKit):
 
 async def test_extraction_waits_for_the_turn_that_spawned_it(kit: ChatKit):
     """The flow starts only once the person's lock is free, i.e. once the turn has returned."""
-    from bot.core import Turn
+    from bot.core.core import Turn
     from bot.events import ChatRef
 
     kit.brain.facts = lambda convo: ["I live in Oslo"]

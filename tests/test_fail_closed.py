@@ -22,9 +22,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text as sql
 
-from bot.core import SOMETHING_WRONG, Core
+from bot.app import build_app
+from bot.core.core import SOMETHING_WRONG, Core
 from bot.events import ButtonPress, Incoming, Outgoing
-from bot.memory.db import Database, StorageError
+from bot.storage.db import Database, StorageError
 from bot.memory.service import MemoryService
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, make_settings, require_postgres
 from tests.test_crash_safety import bot_env
@@ -87,7 +88,7 @@ async def test_sqlite_locked_by_another_process_refuses_writes_then_resumes(tmp_
     path = tmp_path / "bot.db"
     settings = make_settings(database_url=f"sqlite:///{path}")
     db = Database(settings.database_url, busy_timeout=0.3)  # production waits 30 s for a lock
-    core = Core(settings=settings, memory=MemoryService(db, settings))
+    core = build_app(settings, db=db, embedder=None, with_model=False).core
     try:
         await core.handle_message(msg("remember: I live in London"))
         question = only(await core.handle_message(msg("remember: I moved to Paris")))
@@ -288,7 +289,7 @@ async def relayed_core(pg_schema: str) -> AsyncIterator[tuple[Core, Relay, Datab
     url = real.set(host="127.0.0.1", port=relay.port).render_as_string(hide_password=False)
     settings = make_settings(database_url=url)
     db = Database(url, pg_schema=pg_schema)
-    core = Core(settings=settings, memory=MemoryService(db, settings))
+    core = build_app(settings, db=db, embedder=None, with_model=False).core
     direct = Database(TEST_POSTGRES_URL, pg_schema=pg_schema, create=False)
     try:
         yield core, relay, direct
@@ -320,7 +321,7 @@ async def test_postgres_going_away_refuses_writes_and_service_resumes(relayed_co
 async def test_postgres_schema_dropped_under_the_bot_is_refused_not_recreated(pg_schema: str) -> None:
     settings = make_settings(database_url=TEST_POSTGRES_URL)
     db = Database(TEST_POSTGRES_URL, pg_schema=pg_schema)
-    core = Core(settings=settings, memory=MemoryService(db, settings))
+    core = build_app(settings, db=db, embedder=None, with_model=False).core
     try:
         await core.handle_message(msg("remember: I live in London"))
         question = only(await core.handle_message(msg("remember: I moved to Paris")))

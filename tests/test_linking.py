@@ -16,11 +16,11 @@ from datetime import timedelta
 from sqlalchemy import text as sql
 from sqlmodel import select
 
-from bot.core import REFUSALS
+from bot.core.core import REFUSALS
 from bot.events import ButtonPress, ChatRef, Incoming, Outgoing
-from bot.memory import linking_tx as tx
-from bot.memory.buttons import ClaimStatus
-from bot.memory.models import LinkCode, utcnow
+from bot.memory.writing import linking as tx
+from bot.core.buttons import ClaimStatus
+from bot.storage.models import LinkCode, utcnow
 
 TG, DC = "telegram", "discord"
 CODE = re.compile(r"Your link code: ([A-Z0-9]{5}-[A-Z0-9]{5})")

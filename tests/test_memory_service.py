@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import text as sql
 
 from bot.memory.listing import Which
-from bot.memory.models import Memory, MemoryEvent, Owner
-from bot.memory.saving import FactError
+from bot.storage.models import Memory, MemoryEvent, Owner
+from bot.memory.writing.saving import FactError
 
 
 async def owner(memory, name: str = "alice") -> int:
@@ -258,8 +258,8 @@ async def test_an_old_memory_changed_elsewhere_meanwhile_is_not_overwritten(memo
     """The old memories' status changes are version-checked like every ORM update: if another
     process changed one after it was read, the whole save is refused (and the service re-runs it
     on fresh data) instead of overwriting that change."""
-    from bot.memory import saving
-    from bot.memory.db import ConcurrentUpdate
+    from bot.memory.writing import saving
+    from bot.storage.db import ConcurrentUpdate
 
     o = await owner(memory)
     old = (await memory.remember(o, "I live in London")).memory

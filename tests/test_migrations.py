@@ -1,4 +1,4 @@
-"""The schema's upgrade path (bot.memory.migrations), on SQLite and PostgreSQL.
+"""The schema's upgrade path (bot.storage.schema), on SQLite and PostgreSQL.
 
 The schema is at its first version, so the upgrade steps here are made up for the test (a v1 ->
 v2 step adding a column and a table, a chain to v3, a failing step, a gap). What they check is
@@ -22,9 +22,9 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
-from bot.memory import migrations
-from bot.memory.db import Database, SchemaTooNew, StorageError
-from bot.memory.models import SCHEMA_VERSION
+from bot.storage import schema as migrations
+from bot.storage.db import Database, SchemaTooNew, StorageError
+from bot.storage.models import SCHEMA_VERSION
 from bot.memory.service import MemoryService
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, make_settings, require_postgres
 from tests.test_crash_safety import bot_database, bot_env  # noqa: F401  (fixture)

@@ -7,7 +7,7 @@ the same moment: no lost update. Exactly one of two competing changes wins; the 
 ("already marked as past", "already settled", "changed at the same moment"), and the event log
 stays one unbroken chain per memory.
 
-How it is enforced (see bot.memory.models.Memory.version, settle.resolve, buttons.claim):
+How it is enforced (see bot.storage.models.Memory.version, settle.resolve, buttons.claim):
 optimistic locking on memories (version_id_col: every UPDATE checks the version it read), and
 conditional UPDATEs that claim a conflict question or a button before anything else changes.
 """
@@ -27,10 +27,10 @@ from sqlalchemy import text as sql
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session
 
-from bot.core import Core
+from bot.core.core import Core
 from bot.events import ButtonPress, Incoming, Outgoing
-from bot.memory.db import ConcurrentUpdate, Database
-from bot.memory.models import Memory
+from bot.storage.db import ConcurrentUpdate, Database
+from bot.storage.models import Memory
 from bot.memory.service import MemoryService
 from tests.conftest import make_settings
 from tests.test_crash_safety import ChatProcess, bot_database, bot_env, event_chains_are_linear  # noqa: F401
@@ -213,7 +213,7 @@ async def test_using_a_memory_in_chat_is_not_a_change(pair: Pair) -> None:
 
 
 async def test_edit_that_lost_the_race_is_refused_and_says_so(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.memory import changes
+    from bot.memory.writing import changes
 
     o = await pair.owner()
     await pair.a.handle_message(msg("remember: I live in Lodnon"))
@@ -235,7 +235,7 @@ async def test_edit_that_lost_the_race_is_refused_and_says_so(pair: Pair, monkey
 
 
 async def test_mark_past_that_lost_the_race_finds_it_already_past(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.memory import changes
+    from bot.memory.writing import changes
 
     o = await pair.owner()
     await pair.a.handle_message(msg("remember: I am training for a marathon"))
@@ -258,15 +258,15 @@ async def test_mark_past_that_lost_the_race_finds_it_already_past(pair: Pair, mo
 async def test_two_answers_to_one_question_exactly_one_applies(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
     """Process A reads the question (pending), process B settles it, then A goes on: A must not
     apply its answer on top."""
-    from bot.memory import settle
+    from bot.memory.writing import settle
 
     o = await pair.owner()
     await pair.a.handle_message(msg("remember: I live in London"))
     q = only(await pair.a.handle_message(msg("remember: I moved to Paris")))
     # B shows the same question (as another process would, through "ask again")
     conflict_id = only(await pair.b.memory.pending_conflicts(o)).id
-    from bot.handlers import conflict_message
-    from bot.core import Turn
+    from bot.features.memory_commands import conflict_message
+    from bot.core.core import Turn
 
     turn = Turn(owner_id=o, platform="console", chat=msg("x").chat, is_group=False, user_id="alice")
     q_b = await conflict_message(pair.b, turn, conflict_id)
@@ -292,9 +292,9 @@ async def test_an_answer_racing_discard_newer_is_told_it_was_settled(pair: Pair,
     """A reads the question (pending); B answers "Discard newer", which deletes the new fact; A
     then finds the new fact gone. The answer must say what happened (settled elsewhere), not
     that the fact vanished."""
-    from bot.core import Turn
-    from bot.handlers import conflict_message
-    from bot.memory import settle
+    from bot.core.core import Turn
+    from bot.features.memory_commands import conflict_message
+    from bot.memory.writing import settle
 
     o = await pair.owner()
     await pair.a.handle_message(msg("remember: I live in London"))
@@ -346,8 +346,8 @@ async def test_concurrent_different_answers_from_two_instances(pair: Pair) -> No
         o = await pair.owner(user)
         await pair.a.handle_message(msg("remember: I live in London", user))
         q = only(await pair.a.handle_message(msg("remember: I moved to Paris", user)))
-        from bot.core import Turn
-        from bot.handlers import conflict_message
+        from bot.core.core import Turn
+        from bot.features.memory_commands import conflict_message
 
         turn = Turn(owner_id=o, platform="console", chat=msg("x", user).chat, is_group=False, user_id=user)
         q_b = await conflict_message(pair.b, turn, only(await pair.b.memory.pending_conflicts(o)).id)
@@ -467,7 +467,7 @@ def test_two_chat_processes_answer_one_question_and_mark_one_memory(
 
 def test_a_reminder_due_in_two_processes_is_delivered_once(tmp_path: Path, bot_database: tuple[str, str, str | None]) -> None:
     """Both processes load the reminder at start and both timers fire: the claim in the database
-    (scheduler/reminders.py) lets exactly one of them deliver it."""
+    (scheduler/delivery.py) lets exactly one of them deliver it."""
     bot_url, test_url, schema = bot_database
     env = bot_env(tmp_path, bot_url)
     setter = ChatProcess(tmp_path, env)

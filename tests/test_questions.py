@@ -1,10 +1,10 @@
-"""Tables for the question-kind rules (bot.memory.questions)."""
+"""Tables for the question-kind rules (bot.memory.recall.questions)."""
 
 from datetime import datetime
 
 import pytest
 
-from bot.memory.questions import is_identity_question, is_past_question, question_period
+from bot.memory.recall.questions import is_identity_question, is_past_question, question_period
 
 PAST = [
     "What did I drive before?",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text as sql
 
-from bot.memory.embeddings import HashingEmbedder
-from bot.memory.recall_index import SemanticIndex
+from bot.memory.embeddings.encoder import HashingEmbedder
+from bot.memory.index.semantic import SemanticIndex
 from bot.memory.service import MemoryService
 
 

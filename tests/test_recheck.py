@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import select
 
 from bot.events import ButtonPress, ChatRef
-from bot.memory.models import Identity, Memory, MemoryEvent, MessageLog, Owner, utcnow
-from scheduler.recheck import (
+from bot.storage.models import Identity, Memory, MemoryEvent, MessageLog, Owner, utcnow
+from bot.features.recheck import (
     Candidate,
     candidate_of,
     changed_prompt,
@@ -106,11 +106,11 @@ def settings(db_backend):
 @pytest.fixture
 async def rig(database, settings):
     clock = Clock(utcnow())
-    app, sched = make_app(database, settings, clock=clock)
+    app = make_app(database, settings, clock=clock)
     sender = RecordingSender()
     app.core.outbox.register("console", sender)
     owner = await app.memory.owner_for("console", "u1")
-    return app, sched.rechecker, clock, sender, owner
+    return app, app.rechecker, clock, sender, owner
 
 
 async def old_fact(app, owner: int, text: str, days: int) -> int:
@@ -176,7 +176,7 @@ async def test_changed_makes_it_unsure_and_asks_what_changed(rig, database):
 
 async def test_the_setting_turns_it_on_for_everyone_and_a_person_can_opt_out(database, db_backend):
     settings = make_settings(database_url=db_backend[0], console_user="u1", recheck_enabled=True)
-    app, sched = make_app(database, settings)
+    app = make_app(database, settings)
     sender = RecordingSender()
     app.core.outbox.register("console", sender)
     u1 = await app.memory.owner_for("console", "u1")
@@ -186,7 +186,7 @@ async def test_the_setting_turns_it_on_for_everyone_and_a_person_can_opt_out(dat
     await app.core.handle_message(msg("/settings recheck off", user="u2"))
     u3 = await app.memory.owner_for("console", "u3")  # another terminal person: not printed here
     await old_fact(app, u3, "I live in Rome", 200)
-    assert await sched.rechecker.run() == 1
+    assert await app.rechecker.run() == 1
     assert [c.user_id for c, _ in sender.sent] == ["u1"]
 
 

@@ -1,4 +1,4 @@
-"""Literal gates (bot.memory.regex_gate): the words a pattern cannot match without. A gate may
+"""Literal gates (bot.memory.rules.regex_gate): the words a pattern cannot match without. A gate may
 only ever skip a pattern that could not have matched; the slot and change-wording results must
 be exactly those of running every pattern."""
 
@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.latency import make_facts
-from bot.memory import conflict, slots
-from bot.memory.regex_gate import may_match, required_literals
-from bot.memory.text import normalise
+from bot.memory.rules import conflict
+from bot.memory.rules import slots
+from bot.memory.rules.regex_gate import may_match, required_literals
+from bot.memory.rules.text import normalise
 
 
 @pytest.mark.parametrize(
@@ -49,7 +50,7 @@ def _all_gated() -> list[tuple[re.Pattern[str], frozenset[str] | None]]:
     out = [(p, g) for rule in slots._COMPILED.values() for p, _, g in rule.patterns]
     out += [(h, g) for rule in slots._COMPILED.values() for h, g in rule.hints]
     out += [(p, g) for p, _, g in conflict._COMPILED_CUES]
-    from bot.memory import text as text_mod
+    from bot.memory.rules import text as text_mod
 
     out += [(p, g) for p, _, g in text_mod._CONTRACTIONS_COMPILED]
     return out
@@ -82,7 +83,7 @@ def test_gates_never_skip_a_pattern_that_matches() -> None:
 
 
 def test_gated_normalise_equals_ungated(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.memory import text as text_mod
+    from bot.memory.rules import text as text_mod
 
     raw = CORPUS + make_facts(1500, 11) + [
         "I won't, can't, ain't, shan't", "I'm here; Im there; ive been", "idk, dont, doesnt, wasnt",

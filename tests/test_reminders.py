@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import select
 
 from bot.events import ButtonPress, ChatRef
-from bot.memory.models import Reminder
+from bot.storage.models import Reminder
 from tests.conftest import make_settings
 from tests.test_scheduler_support import T0, Clock, RecordingSender, button, make_app, msg
 
@@ -20,11 +20,11 @@ UTC = timezone.utc
 @pytest.fixture
 async def rig(database, settings):
     clock = Clock()
-    app, sched = make_app(database, settings, clock=clock)
+    app = make_app(database, settings, clock=clock)
     sender = RecordingSender()
     app.core.outbox.register("console", sender)
-    yield app, sched, clock
-    await sched.stop()
+    yield app, app, clock
+    await app.timers.stop()
     await app.core.drain(timeout=5)
 
 
@@ -180,7 +180,7 @@ async def test_someone_elses_cancel_button_does_nothing(rig, database):
 
 async def test_service_api_for_the_chat_model(rig, database):
     app, _, clock = rig
-    service = app.core.services["reminders"]
+    service = app.reminders
     owner = await app.memory.owner_for("console", "u1")
     chat = ChatRef("console", "u1", "u1")
     await app.memory.set_timezone(owner, "Europe/Paris")
@@ -213,17 +213,17 @@ async def test_service_api_for_the_chat_model(rig, database):
 
 async def test_forget_me_removes_reminders_and_their_timers(database, settings):
     clock = Clock(datetime.now(UTC))
-    app, sched = make_app(database, settings, clock=clock)
+    app = make_app(database, settings, clock=clock)
     app.core.outbox.register("console", RecordingSender())
-    await sched.start()
+    await app.timers.start()
     try:
         await say(app, "/remind in 1 hour to stretch")
         [r] = rows(database)
-        assert sched.has_timer(r.id)
+        assert app.delivery.has_timer(r.id)
         confirm = await say(app, "/forget_me")
         [done] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(confirm, "Yes")))
         assert done.text.startswith("Done.")
         assert rows(database) == []
-        assert not sched.has_timer(r.id)
+        assert not app.delivery.has_timer(r.id)
     finally:
-        await sched.stop()
+        await app.timers.stop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render import LIST_TEXT_LIMIT, paginate
+from bot.core.render import LIST_TEXT_LIMIT, paginate
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ def test_long_memory_is_shortened_in_lists():
     from datetime import datetime, timezone
 
     from bot.memory.store import MemoryView
-    from bot.render import memory_line
+    from bot.core.render import memory_line
 
     now = datetime.now(timezone.utc)
     m = MemoryView(1, "u", 1, "x" * 2000, "fact", None, "current", None, None, None, "command", 1.0, 0.5, 0, None, now, now, False, False)

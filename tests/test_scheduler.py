@@ -14,9 +14,10 @@ import pytest
 from sqlmodel import select
 
 from bot.events import ButtonPress, ChatRef
-from bot.memory.models import Memory, Reminder, utcnow
-from bot.reminders import cancel_row, insert
-from scheduler import reminders as delivery
+from bot.storage.models import Memory, Reminder, utcnow
+from bot.features.tidy import purge_deleted
+from bot.storage.reminders import cancel_row, insert
+from scheduler import delivery
 from tests.conftest import make_settings
 from tests.test_scheduler_support import Clock, RecordingSender, button, make_app, msg, other_database, wait_for
 
@@ -54,16 +55,16 @@ async def started(database, settings):
     apps = []
 
     async def start(db=None, sender=None, **options):
-        app, sched = make_app(db or database, settings, **{**FAST, **options})
+        app = make_app(db or database, settings, **{**FAST, **options})
         sender = sender or RecordingSender()
         app.core.outbox.register("console", sender)
-        await sched.start()
-        apps.append((app, sched))
-        return app, sched, sender
+        await app.timers.start()
+        apps.append(app)
+        return app, sender
 
     yield start
-    for app, sched in apps:
-        await sched.stop()
+    for app in apps:
+        await app.timers.stop()
         await app.core.drain(timeout=5)
 
 
@@ -75,7 +76,7 @@ async def owner(app, user="u1") -> int:
 
 
 async def test_a_due_reminder_is_delivered_on_time_to_its_chat_with_done_and_snooze(started, database):
-    app, sched, sender = await started()
+    app, sender = await started()
     [reply] = await app.core.handle_message(msg("/remind in 1 second to stretch"))
     assert "I'll remind you: “stretch”" in reply.text
     assert await wait_for(lambda: len(sender.sent) == 1, timeout=6)
@@ -92,13 +93,13 @@ async def test_a_due_reminder_is_delivered_on_time_to_its_chat_with_done_and_sno
 
 
 async def test_reminders_that_came_due_while_down_are_delivered_at_start_saying_how_late(started, database, settings):
-    app0, _ = make_app(database, settings)
+    app0 = make_app(database, settings)
     oid = await owner(app0)
     now = utcnow()
     put(database, oid, "call mom", now - timedelta(minutes=20, seconds=2))
     put(database, oid, "take the pills", now - timedelta(hours=3, seconds=2))
     put(database, oid, "later", now + timedelta(hours=1))
-    app, sched, sender = await started()
+    app, sender = await started()
     assert await wait_for(lambda: len(sender.sent) == 2, timeout=5)
     texts = sorted(sender.texts())
     assert texts[0].startswith("⏰ Missed reminder (3 hours late): “take the pills”\nIt was due ")
@@ -110,9 +111,9 @@ async def test_reminders_that_came_due_while_down_are_delivered_at_start_saying_
 
 async def test_exactly_once_across_a_restart(started, database):
     # first run: the reminder is set, then the chat stops before it is due
-    app1, sched1, sender1 = await started()
+    app1, sender1 = await started()
     await app1.core.handle_message(msg("/remind in 2 seconds to stretch"))
-    await sched1.stop()
+    await app1.timers.stop()
     [r] = rows(database)
     assert r.state == "scheduled"
     await asyncio.sleep(2.2)
@@ -121,19 +122,19 @@ async def test_exactly_once_across_a_restart(started, database):
     # second run, "ten minutes later" (a clock offset), in another process (own engine)
     db2 = other_database(database)
     try:
-        _, sched2, sender2 = await started(db=db2, clock=lambda: utcnow() + timedelta(minutes=10))
+        sched2, sender2 = await started(db=db2, clock=lambda: utcnow() + timedelta(minutes=10))
         assert await wait_for(lambda: len(sender2.sent) == 1, timeout=5)
         assert sender2.texts()[0].startswith("⏰ Reminder, 10 minutes late: “stretch”")
-        await sched2.stop()
+        await sched2.timers.stop()
 
         # third run: nothing is delivered again
         db3 = other_database(database)
         try:
-            _, sched3, sender3 = await started(db=db3)
+            sched3, sender3 = await started(db=db3)
             await asyncio.sleep(1.0)
-            assert sender3.sent == [] and sched3.sent == 0
+            assert sender3.sent == [] and sched3.delivery.sent == 0
         finally:
-            await sched3.stop()
+            await sched3.timers.stop()
             db3.dispose()
     finally:
         db2.dispose()
@@ -143,14 +144,14 @@ async def test_exactly_once_across_a_restart(started, database):
 async def test_two_schedulers_on_one_database_deliver_every_reminder_exactly_once(started, database, settings):
     db_b = other_database(database)
     try:
-        app_a, sched_a, sender_a = await started()
-        app_b, sched_b, sender_b = await started(db=db_b)
+        app_a, sender_a = await started()
+        app_b, sender_b = await started(db=db_b)
         oid = await owner(app_a)
         now = utcnow()
         for i in range(12):  # came due while both were down
             put(database, oid, f"past {i}", now - timedelta(minutes=1))
         for i in range(8):  # set through A, due in a moment: A has timers, B finds them by sweeping
-            ok, _, _ = await app_a.core.services["reminders"].set_text(oid, ChatRef("console", "u1", "u1"), f"in 1 second to soon {i}")
+            ok, _, _ = await app_a.reminders.set_text(oid, ChatRef("console", "u1", "u1"), f"in 1 second to soon {i}")
             assert ok
         assert await wait_for(lambda: len(sender_a.sent) + len(sender_b.sent) >= 20, timeout=10)
         await asyncio.sleep(1.0)  # give any duplicate the chance to show up
@@ -158,7 +159,7 @@ async def test_two_schedulers_on_one_database_deliver_every_reminder_exactly_onc
         assert len(texts) == 20
         assert len(set(texts)) == 20
         assert {r.state for r in rows(database)} == {"delivered"}
-        assert sched_a.sent + sched_b.sent == 20
+        assert app_a.delivery.sent + app_b.delivery.sent == 20
     finally:
         db_b.dispose()
 
@@ -167,10 +168,10 @@ async def test_two_schedulers_on_one_database_deliver_every_reminder_exactly_onc
 
 
 async def test_a_failed_send_is_retried_with_back_off_and_not_lost(started, database, settings):
-    app0, _ = make_app(database, settings)
+    app0 = make_app(database, settings)
     rid = put(database, await owner(app0), "stretch", utcnow() - timedelta(seconds=1))
     sender = RecordingSender(fail=2)
-    app, sched, _ = await started(sender=sender)
+    app, _ = await started(sender=sender)
     assert await wait_for(lambda: len(sender.sent) == 1, timeout=8)
     await asyncio.sleep(0.3)
     assert sender.attempts == 3
@@ -182,7 +183,7 @@ async def test_a_failed_send_is_retried_with_back_off_and_not_lost(started, data
 
 
 async def test_while_the_platform_is_down_the_reminder_stays_scheduled_with_the_error(started, database, settings):
-    app0, _ = make_app(database, settings)
+    app0 = make_app(database, settings)
     put(database, await owner(app0), "stretch", utcnow() - timedelta(seconds=1))
     sender = RecordingSender(fail=10_000)
     await started(sender=sender, retry_base_seconds=0.1, retry_max_seconds=0.2)
@@ -193,7 +194,7 @@ async def test_while_the_platform_is_down_the_reminder_stays_scheduled_with_the_
 
 
 async def test_a_sender_that_hangs_counts_as_failed_after_the_timeout(started, database, settings):
-    app0, _ = make_app(database, settings)
+    app0 = make_app(database, settings)
     put(database, await owner(app0), "stretch", utcnow() - timedelta(seconds=1))
     sender = RecordingSender(delay=5)
     await started(sender=sender, send_timeout_seconds=0.2, retry_base_seconds=30)
@@ -203,32 +204,32 @@ async def test_a_sender_that_hangs_counts_as_failed_after_the_timeout(started, d
 
 
 async def test_no_sender_for_its_platform_leaves_a_reminder_untouched(started, database, settings):
-    app0, _ = make_app(database, settings)
+    app0 = make_app(database, settings)
     oid = await owner(app0)
     put(database, oid, "telegram one", utcnow() - timedelta(seconds=1), platform="telegram")
     put(database, oid, "another console person", utcnow() - timedelta(seconds=1), user="someone-else")
-    _, sched, sender = await started()
+    sched, sender = await started()
     await asyncio.sleep(0.8)
     assert sender.sent == []
     assert [(r.state, r.attempts) for r in rows(database)] == [("scheduled", 0), ("scheduled", 0)]
 
 
 async def test_a_claim_abandoned_by_a_crashed_process_is_taken_over_after_the_lease(started, database, settings):
-    app0, _ = make_app(database, settings)
+    app0 = make_app(database, settings)
     oid = await owner(app0)
     now = utcnow()
     put(database, oid, "abandoned", now - timedelta(minutes=20), state="delivering",
         claimed_at=now - timedelta(minutes=11), claimed_by="dead-process")
     put(database, oid, "in flight elsewhere", now - timedelta(minutes=2), state="delivering",
         claimed_at=now - timedelta(minutes=1), claimed_by="live-process")
-    _, sched, sender = await started()
+    sched, sender = await started()
     assert await wait_for(lambda: len(sender.sent) == 1, timeout=5)
     await asyncio.sleep(0.5)
     [text] = sender.texts()
     assert text.startswith("⏰ Reminder, 20 minutes late: “abandoned”")
     assert text.endswith("(I was interrupted while sending this earlier, so you may have seen it already.)")
     assert [(r.state, r.claimed_by) for r in rows(database)] == [
-        ("delivered", sched.holder), ("delivering", "live-process"),
+        ("delivered", sched.delivery.holder), ("delivering", "live-process"),
     ]
 
 
@@ -256,14 +257,14 @@ def test_the_claim_is_one_conditional_update_that_only_one_holder_wins(database)
 
 async def test_snooze_makes_a_new_reminder_and_done_acknowledges(started, database, settings):
     clock = Clock(datetime(2026, 3, 2, 11, 0, tzinfo=UTC))
-    app, sched, sender = await started(clock=clock, sweep_seconds=3600)
+    app, sender = await started(clock=clock, sweep_seconds=3600)
     await app.core.handle_message(msg("/timezone Europe/Paris"))
     await app.core.handle_message(msg("/remind in 10 minutes to stretch"))
     await app.core.handle_message(msg("/remind in 20 minutes to drink water"))
     first, second = rows(database)
     clock.advance(minutes=10)
-    assert await sched.deliver(first.id) is True
-    assert await sched.deliver(first.id) is False  # already delivered: nothing happens
+    assert await app.delivery.deliver(first.id) is True
+    assert await app.delivery.deliver(first.id) is False  # already delivered: nothing happens
     _, out = sender.sent[0]
 
     [snoozed] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(out, "Snooze 10"), message_id="r1"))
@@ -273,10 +274,10 @@ async def test_snooze_makes_a_new_reminder_and_done_acknowledges(started, databa
     assert refused.notice == "That was already done."
     again = rows(database)[-1]
     assert (again.text, again.state, again.due_at, again.recurrence) == ("stretch", "scheduled", clock() + timedelta(minutes=10), None)
-    assert sched.has_timer(again.id)
+    assert app.delivery.has_timer(again.id)
 
     clock.advance(minutes=10)
-    assert await sched.deliver(second.id) is True
+    assert await app.delivery.deliver(second.id) is True
     _, out2 = sender.sent[1]
     [done] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(out2, "Done"), message_id="r2"))
     assert done.text == "✅ Done: “drink water”"
@@ -285,13 +286,13 @@ async def test_snooze_makes_a_new_reminder_and_done_acknowledges(started, databa
 
 async def test_a_recurring_reminder_goes_back_to_scheduled_at_its_next_occurrence(started, database):
     clock = Clock(datetime(2026, 3, 2, 11, 0, tzinfo=UTC))
-    app, sched, sender = await started(clock=clock, sweep_seconds=3600)
+    app, sender = await started(clock=clock, sweep_seconds=3600)
     await app.core.handle_message(msg("/timezone Europe/Paris"))
     await app.core.handle_message(msg("remind me every day at 8 to take vitamins"))
     [r] = rows(database)
     assert r.due_at == datetime(2026, 3, 3, 7, 0, tzinfo=UTC)
     clock.now = r.due_at
-    assert await sched.deliver(r.id) is True
+    assert await app.delivery.deliver(r.id) is True
     _, out = sender.sent[0]
     assert out.text == (
         "⏰ Reminder: “take vitamins”\n"
@@ -299,33 +300,33 @@ async def test_a_recurring_reminder_goes_back_to_scheduled_at_its_next_occurrenc
     )
     [r] = rows(database)
     assert r.state == "scheduled" and r.due_at == datetime(2026, 3, 4, 7, 0, tzinfo=UTC) and r.delivered_at is not None
-    assert sched.has_timer(r.id)
+    assert app.delivery.has_timer(r.id)
     [done] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(out, "Done")))
     assert done.text == "✅ Done: “take vitamins”\nNext time: Wednesday 4 March 2026 at 08:00 (Europe/Paris)."
     # the bot is down for three days: one delivery, marked missed, then the next future one
     clock.now = datetime(2026, 3, 7, 9, 30, tzinfo=UTC)
-    assert await sched.deliver(r.id) is True
+    assert await app.delivery.deliver(r.id) is True
     assert sender.sent[1][1].text.startswith("⏰ Missed reminder (3 days 2 hours late): “take vitamins”")
     assert rows(database)[0].due_at == datetime(2026, 3, 8, 7, 0, tzinfo=UTC)
 
 
 async def test_stopping_leaves_pending_reminders_scheduled_and_a_start_rebuilds_their_timers(started, database):
-    app, sched, _ = await started()
+    app, _ = await started()
     await app.core.handle_message(msg("/remind in 1 hour to stretch"))
     [r] = rows(database)
-    assert sched.has_timer(r.id)
-    await sched.stop()
-    assert not sched.has_timer(r.id)
+    assert app.delivery.has_timer(r.id)
+    await app.timers.stop()
+    assert not app.delivery.has_timer(r.id)
     assert rows(database)[0].state == "scheduled"
-    await sched.start()
-    assert sched.has_timer(r.id)
+    await app.timers.start()
+    assert app.delivery.has_timer(r.id)
 
 
 # --- generic jobs ----------------------------------------------------------------------------
 
 
 async def test_add_interval_job_runs_repeatedly_and_never_overlaps(started):
-    _, sched, _ = await started()
+    sched, _ = await started()
     running = 0
     peak = 0
     runs = 0
@@ -338,7 +339,7 @@ async def test_add_interval_job_runs_repeatedly_and_never_overlaps(started):
         running -= 1
         runs += 1
 
-    sched.add_interval_job("close_quiet_conversations", 0.1, slow)
+    sched.timers.add_interval_job("close_quiet_conversations", 0.1, slow)
     await asyncio.sleep(1.2)
     assert runs >= 2 and peak == 1
 
@@ -350,7 +351,7 @@ async def test_a_job_cancelled_before_it_started_is_not_left_running_or_unawaite
     import gc
     import warnings
 
-    _, sched, _ = await started()
+    sched, _ = await started()
     calls = 0
 
     async def job() -> None:
@@ -358,15 +359,15 @@ async def test_a_job_cancelled_before_it_started_is_not_left_running_or_unawaite
         calls += 1
 
     fire = None
-    sched.add_interval_job("tidy", 3600, job)
-    for aps_job in sched._aps.get_jobs():
+    sched.timers.add_interval_job("tidy", 3600, job)
+    for aps_job in sched.timers._aps.get_jobs():
         if aps_job.id == "job:tidy":
             fire = aps_job.func
     assert fire is not None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         await fire()  # the timer fires: the run is spawned as a task ...
-        spawned = [t for t in sched._tasks if t.get_name() == "tidy"]
+        spawned = [t for t in sched.timers._tasks if t.get_name() == "tidy"]
         assert len(spawned) == 1
         spawned[0].cancel()  # ... and is cancelled before it ever ran
         await asyncio.sleep(0)
@@ -375,7 +376,7 @@ async def test_a_job_cancelled_before_it_started_is_not_left_running_or_unawaite
         gc.collect()
     assert calls == 0
     assert not [w for w in caught if "never awaited" in str(w.message)]
-    assert "tidy" not in sched._running_jobs
+    assert "tidy" not in sched.timers._running_jobs
     await fire()  # the next firing runs
     await asyncio.sleep(0.05)
     assert calls == 1
@@ -383,27 +384,27 @@ async def test_a_job_cancelled_before_it_started_is_not_left_running_or_unawaite
 
 async def test_the_purge_job_removes_deleted_text_after_the_undo_window(database, db_backend):
     settings = make_settings(database_url=db_backend[0], undo_window_seconds=0)
-    app, sched = make_app(database, settings)
+    app = make_app(database, settings)
     oid = await app.memory.owner_for("console", "u1")
     saved = await app.memory.remember(oid, "My locker code is 4711")
     await app.memory.delete(oid, saved.memory.id)
-    assert await sched.purge() == 1
+    assert await purge_deleted(app.db, app.memory) == 1
     with database.session() as s:
         m = s.get(Memory, saved.memory.id)
         assert m.text == "" and m.purged_at is not None
 
 
 async def test_a_sender_gone_mid_delivery_gives_the_claim_back_without_counting_an_attempt(started, database, settings):
-    app0, _ = make_app(database, settings)
+    app0 = make_app(database, settings)
     put(database, await owner(app0), "stretch", utcnow() - timedelta(seconds=1))
-    app, sched, sender = await started(sweep_seconds=3600)
+    app, sender = await started(sweep_seconds=3600)
 
     async def gone(chat, message):  # the terminal chat ended between the claim and the send
         raise LookupError("no sender registered for platform 'console'")
 
     sender.send = gone
     [r] = rows(database)
-    await sched.deliver(r.id)  # may already be in flight from the start sweep; then this is a no-op
+    await app.delivery.deliver(r.id)  # may already be in flight from the start sweep; then this is a no-op
     assert await wait_for(lambda: rows(database)[0].state == "scheduled" and rows(database)[0].claimed_by is None, 3)
     [r] = rows(database)
     assert (r.attempts, r.last_error) == (0, None)

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from bot.reminders import ReminderView
-from bot.timeparse import Recurrence
-from scheduler.reminders import delivery_text, eligible_at, lateness, next_occurrence, retry_delay
+from bot.storage.reminders import ReminderView
+from bot.when.recurrence import Recurrence
+from scheduler.delivery import delivery_text, eligible_at, lateness, next_occurrence, retry_delay
 
 UTC = timezone.utc
 DUE = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # 09:00 in Paris
@@ -129,6 +129,6 @@ def test_next_occurrence(rec, now, expected):
 )
 def test_where_this_process_may_push(has_sender, chat, expected):
     from bot.events import ChatRef
-    from scheduler.reminders import sendable_here
+    from scheduler.delivery import sendable_here
 
     assert sendable_here(has_sender, ChatRef(*chat), "local") is expected

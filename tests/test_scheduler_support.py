@@ -3,7 +3,7 @@
 `Clock` is a controllable "now"; `RecordingSender` is a platform sender that records what it
 was asked to send and can fail on demand; `make_app` builds an App like bot.app.build_app but
 on a given Database (a second Database on the same URL stands for a second process) and
-installs the scheduler.
+wires everything the same way.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from bot.app import App
+from bot.app import App, build_app
 from bot.config import Settings
-from bot.core import Core
 from bot.events import ChatRef, Incoming, Outgoing
-from bot.memory.db import Database
-from bot.memory.service import MemoryService
+from bot.storage.db import Database
 
 T0 = datetime(2026, 3, 2, 11, 0, tzinfo=timezone.utc)  # a Monday, 12:00 in Paris
 
@@ -65,14 +63,10 @@ class RecordingSender:
         return [m.text for _, m in self.sent]
 
 
-def make_app(db: Database, settings: Settings, **options: Any) -> tuple[App, Any]:
-    """An App on `db` with the scheduler installed (not started). Returns (app, scheduler)."""
-    from scheduler import install
-
-    memory = MemoryService(db, settings)
-    core = Core(settings=settings, memory=memory)
-    app = App(settings=settings, db=db, memory=memory, core=core, parts={})
-    return app, install(app, **options)
+def make_app(db: Database, settings: Settings, **options: Any) -> App:
+    """An App on `db` like bot.app.build_app (no model, no embeddings), timers not started.
+    `options` go to build_app (clock, delivery options)."""
+    return build_app(settings, db=db, embedder=None, with_model=False, **options)
 
 
 def other_database(db: Database) -> Database:

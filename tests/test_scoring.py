@@ -1,4 +1,4 @@
-"""Tables for the recall scoring rules (bot.memory.scoring)."""
+"""Tables for the recall scoring rules (bot.memory.recall.scoring)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.config import Settings
-from bot.memory import scoring as sc
+from bot.memory.recall import scoring as sc
 
 D = datetime
 

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.memory.search import (
+from bot.memory.index.keyword import (
     MAX_QUERY_TERMS,
     common_terms,
     fts_match,
@@ -309,8 +309,8 @@ def test_raw_sqlite_statements_fail_as_sqlalchemy_errors(tmp_path) -> None:
     StorageError), not as a bare sqlite3 error."""
     import asyncio
 
-    from bot.memory.db import Database, StorageError
-    from bot.memory.search import memory_rows, sqlite_rows
+    from bot.storage.db import Database, StorageError
+    from bot.memory.index.keyword import memory_rows, sqlite_rows
 
     engine = sa.create_engine(f"sqlite:///{tmp_path / 'raw.db'}")
     with engine.connect() as conn:
@@ -341,7 +341,7 @@ def test_raw_sqlite_statements_fail_as_sqlalchemy_errors(tmp_path) -> None:
                 "created_at, updated_at, archived, valid_from, version) VALUES (1, 'u1', 1, 'I live in London', 'fact', "
                 "'current', 'command', 1.0, 0.5, 0, '2024-01-02 03:04:05.000006', '2024-01-02 03:04:05.000006', 0, "
                 "'2023-05-01', 1)")
-            from bot.memory.models import Memory
+            from bot.storage.models import Memory
 
             cols = tuple(Memory.__table__.c[n] for n in ("id", "created_at", "valid_from", "archived", "text"))
             raw = memory_rows(conn, 1, [1], cols)

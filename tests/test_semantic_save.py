@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.memory.db import Database
-from bot.memory.embeddings import HashingEmbedder, unpack_vector
-from bot.memory.models import Memory
-from bot.memory.recall_index import SemanticIndex
+from bot.storage.db import Database
+from bot.memory.embeddings.encoder import HashingEmbedder, unpack_vector
+from bot.storage.models import Memory
+from bot.memory.index.semantic import SemanticIndex
 from bot.memory.service import MemoryService
 from tests.conftest import make_settings
 
@@ -100,7 +100,7 @@ async def test_near_duplicate_by_cosine_is_not_stored_twice(service):
 async def test_a_vector_only_neighbour_is_still_checked(service):
     """A fact that shares no word with an old one but is close in meaning reaches the rules
     through the vector neighbours (DESIGN.md: up to 3 more with cosine >= 0.60)."""
-    from bot.memory import saving
+    from bot.memory.writing import saving
 
     close = {"I cannot eat shellfish", "Crustaceans make me ill"}
 

@@ -28,7 +28,7 @@ from adapters.telegram import (
 )
 from bot.config import ConfigError, load_settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Incoming, Outgoing
-from bot.menu import COMMAND_MENU
+from bot.core.menu import COMMAND_MENU
 from tests.standins.telegram_api import TelegramStandIn, text_entities, utf16_len
 from tests.telegram_helpers import (  # noqa: F401
     ALICE,

@@ -26,12 +26,12 @@ import pytest
 from sqlalchemy import text as sql
 
 from adapters.telegram import TelegramAdapter
-from bot import render
+from bot.core import render
 from bot.app import App, build_app
 from bot.config import Settings
-from bot.core import REFUSALS
+from bot.core.core import REFUSALS
 from bot.events import Button, ChatRef, Outgoing
-from bot.memory.buttons import ClaimStatus
+from bot.core.buttons import ClaimStatus
 from bot.memory.listing import Which
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, make_settings, require_postgres
 from tests.standins.telegram_api import BotMessage, TelegramStandIn, utf16_len

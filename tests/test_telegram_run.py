@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import render
-from bot.menu import COMMAND_MENU
+from bot.core import render
+from bot.core.menu import COMMAND_MENU
 from tests.standins.telegram_api import TelegramStandIn
 from tests.telegram_helpers import ALICE, tg  # noqa: F401
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.memory.text import (
+from bot.memory.rules.text import (
     GENERIC_WORDS,
     IRREGULAR_FORMS,
     STOP_WORDS,

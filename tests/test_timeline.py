@@ -1,4 +1,4 @@
-"""The in-process timeline (bot.memory.timeline): its neighbours are exactly scoring.neighbour_pairs
+"""The in-process timeline (bot.memory.index.timeline): its neighbours are exactly scoring.neighbour_pairs
 over the whole timeline, and it follows the database (new rows at once, removals after the
 service's own changes or the ttl), per person."""
 
@@ -12,10 +12,10 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.memory import scoring
-from bot.memory.db import Database
+from bot.memory.recall import scoring
+from bot.storage.db import Database
 from bot.memory.service import MemoryService
-from bot.memory.timeline import TimelineIndex, _micros, neighbours_of
+from bot.memory.index.timeline import TimelineIndex, _micros, neighbours_of
 from tests.conftest import make_settings
 
 T0 = datetime(2023, 5, 8, 13, 0)

@@ -14,19 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.timeparse import (
-    MIN_INTERVAL_SECONDS,
-    ParseProblem,
-    Recurrence,
-    ReminderRequest,
-    format_delay,
-    format_local,
-    is_valid_timezone,
-    parse_remind_me,
-    parse_reminder,
-    reminder_text,
-    resolve_timezone,
-)
+from bot.when.grammar import MIN_INTERVAL_SECONDS, ParseProblem, ReminderRequest, parse_remind_me, parse_reminder, reminder_text
+from bot.when.recurrence import Recurrence
+from bot.when.zones import format_delay, format_local, is_valid_timezone, resolve_timezone
 
 UTC = timezone.utc
 ZONES = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata"]

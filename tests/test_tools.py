@@ -66,7 +66,7 @@ async def memories(kit: ChatKit, user: str = "u1") -> dict[int, tuple[str, str]]
 
 async def test_tools_add_edit_and_set_a_reminder(kit: ChatKit):
     reminders = FakeReminders()
-    kit.core.services["reminders"] = reminders
+    kit.conversation.reminders = reminders
     seen: dict[str, Any] = {}
 
     def edit_with_the_real_id(body):
@@ -197,7 +197,7 @@ async def test_list_search_mark_past_and_delete_through_tools(kit: ChatKit):
 
 
 async def test_reminders_tool_without_the_service_says_so(kit: ChatKit):
-    kit.core.services.pop("reminders", None)
+    kit.conversation.reminders = None
     captured: list[dict[str, Any]] = []
 
     def after(body):
@@ -212,7 +212,7 @@ async def test_reminders_tool_without_the_service_says_so(kit: ChatKit):
 
 async def test_reminder_list_cancel_and_refusal(kit: ChatKit):
     reminders = FakeReminders()
-    kit.core.services["reminders"] = reminders
+    kit.conversation.reminders = reminders
     captured: list[dict[str, Any]] = []
 
     def after(body):
@@ -279,10 +279,9 @@ async def test_tool_results_are_json_data(kit: ChatKit):
 async def test_the_real_reminders_service_sets_lists_and_cancels_through_the_tool(kit: ChatKit):
     from sqlmodel import select
 
-    from bot.memory.models import Reminder
-    from scheduler import install as install_scheduler
+    from bot.storage.models import Reminder
 
-    install_scheduler(kit.app)  # registers core.services["reminders"]; timers stay off until start()
+    # the app's own reminder service is the conversation's; its timers stay off until start()
     captured: list[dict[str, Any]] = []
 
     def after(body):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bot.memory.listing import Which
-from bot.memory.transfer import ImportProblem
+from bot.memory.writing.transfer import ImportProblem
 
 
 def comparable(doc: dict) -> dict:

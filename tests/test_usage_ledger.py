@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 
 from bot.llm.client import LLM, ModelUnavailable
-from bot.memory.usage import DatabaseLedger
+from bot.storage.usage import DatabaseLedger
 from tests.standins.anthropic_api import (  # noqa: F401  (fixture)
     AnthropicStandIn,
     anthropic_standin,

@@ -1,0 +1,47 @@
+"""The memory: a person's facts, their history and the rules that keep them honest.
+
+This is the face of the package: everything outside bot/memory (the core, the features, the web
+side) imports from here, and the verbs are MemoryService's. Inside the package, modules import
+their siblings directly (never through this file), so the rooms below stay free of circles:
+
+- rules/       pure decisions: conflict nomination, single-value slots, dates, categories
+- writing/     transactions: saving, changing, settling questions, undo, purge, import/export
+- index/       keyword search (FTS5 / PostgreSQL), vectors, the in-process timeline
+- recall/      which memories a question sees: candidates, scoring, the context blocks
+- embeddings/  one Encoder protocol and the fast copies of the embedding model
+"""
+
+from bot.memory.listing import History, HistoryEntry, Which
+from bot.memory.owners import OwnerPrefs
+from bot.memory.recall.pipeline import Recalled
+from bot.memory.service import JudgeFn, MemoryService
+from bot.memory.store import MemoryView
+from bot.memory.writing.changes import Changed
+from bot.memory.writing.saving import Decision, FactError, RememberResult
+from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled
+from bot.memory.writing.transfer import ImportProblem, ImportReport
+from bot.memory.writing.undo import Undone
+from bot.storage.db import StorageError
+
+__all__ = [
+    "CHOICE_LABELS",
+    "Changed",
+    "Choice",
+    "ConflictView",
+    "Decision",
+    "FactError",
+    "History",
+    "HistoryEntry",
+    "ImportProblem",
+    "ImportReport",
+    "JudgeFn",
+    "MemoryService",
+    "MemoryView",
+    "OwnerPrefs",
+    "Recalled",
+    "RememberResult",
+    "Settled",
+    "StorageError",
+    "Undone",
+    "Which",
+]

@@ -12,8 +12,8 @@ from enum import StrEnum
 
 from sqlmodel import Session, select
 
-from bot.memory import search
-from bot.memory.models import Memory, MemoryEvent, Status
+from bot.memory.index import keyword as search
+from bot.storage.models import Memory, MemoryEvent, Status
 from bot.memory.store import MemoryView, get_memory
 
 

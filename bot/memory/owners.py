@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from bot.memory.models import Identity, Owner
+from bot.storage.models import Identity, Owner
 
 
 @dataclass(frozen=True)

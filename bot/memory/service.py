@@ -23,23 +23,28 @@ import numpy as np
 from sqlmodel import Session, select
 
 from bot.config import Settings
-from bot.events import Button
-from bot.memory import buttons as tokens
-from bot.memory import changes, listing, owners, purge, recall, saving, search, settle, transfer
-from bot.memory import undo as undo_mod
-from bot.memory.db import ConcurrentUpdate, Database
+from bot.memory import listing, owners
+from bot.memory.writing import changes
+from bot.memory.writing import purge
+from bot.memory.recall import pipeline as recall
+from bot.memory.writing import saving
+from bot.memory.index import keyword as search
+from bot.memory.writing import settle
+from bot.memory.writing import transfer
+from bot.memory.writing import undo as undo_mod
+from bot.storage.db import ConcurrentUpdate, Database
 from bot.memory.listing import History, Which
-from bot.memory.models import Action, Memory, Source
+from bot.storage.models import Action, Memory, Source
 from bot.memory.owners import OwnerPrefs
-from bot.memory.recall import Recalled
-from bot.memory.scoring import Weights
-from bot.memory.recall_index import SemanticIndex
-from bot.memory.saving import Decision, FactError, RememberResult
-from bot.memory.settle import Choice, ConflictView, Settled
+from bot.memory.recall.pipeline import Recalled
+from bot.memory.recall.scoring import Weights
+from bot.memory.index.semantic import SemanticIndex
+from bot.memory.writing.saving import Decision, FactError, RememberResult
+from bot.memory.writing.settle import Choice, ConflictView, Settled
 from bot.memory.store import MemoryView, get_memory
-from bot.memory.timeline import TimelineIndex
-from bot.memory.transfer import ImportProblem, ImportReport
-from bot.memory.undo import Undone
+from bot.memory.index.timeline import TimelineIndex
+from bot.memory.writing.transfer import ImportProblem, ImportReport
+from bot.memory.writing.undo import Undone
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +282,7 @@ class MemoryService:
         query_vector: np.ndarray | None = None,
     ) -> Recalled:
         """The memory context for a chat turn (labelled blocks within the budgets), by the steps
-        in bot/memory/recall.py. Memories actually injected get uses += 1 when `record_use`
+        in bot/memory/recall/pipeline.py. Memories actually injected get uses += 1 when `record_use`
         (real chat turns only; benchmarks and /why read without writing). `query_vector` lets a
         caller that already embedded the question (see query_vector()) skip that step."""
         st = self.settings
@@ -356,14 +361,6 @@ class MemoryService:
 
     async def record_shown(self, owner_id: int, conflict_id: int, platform: str, chat_id: str, message_id: str | None) -> None:
         await self._tx(settle.record_shown, owner_id, conflict_id, platform, chat_id, message_id)
-
-    # --- buttons -----------------------------------------------------------------------------
-    async def issue_buttons(self, owner_id: int, rows: list[list[tokens.ButtonSpec]]) -> tuple[tuple[Button, ...], ...]:
-        issued = await self._tx(tokens.issue, owner_id, rows)
-        return tuple(tuple(Button(b.label, b.token) for b in row) for row in issued)
-
-    async def claim(self, token: str, owner_id: int | None) -> tokens.Claim:
-        return await self._tx(tokens.claim, token, owner_id)
 
     # --- export / import ---------------------------------------------------------------------
     async def export(self, owner_id: int) -> dict[str, Any]:

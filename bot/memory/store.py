@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from bot.memory.models import Action, Memory, MemoryEvent, utcnow
+from bot.storage.models import Action, Memory, MemoryEvent, utcnow
 
 SNAPSHOT_FIELDS = (
     "text",

@@ -1,0 +1,223 @@
+"""What a person typed, as an intent: an inline save ("remember: ..."), a slash command with
+checked arguments, a reminder request, or plain chat.
+
+Pure: text in, a typed value out, no I/O; so every command's grammar is tested with a table,
+and the same commands work as typed text on every platform.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from bot.memory import Which
+from bot.when.grammar import parse_remind_me
+
+# --- intents ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chat:
+    text: str
+
+
+@dataclass(frozen=True)
+class Save:
+    text: str
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A command we recognised but could not read; `message` says how to write it."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    name: str
+
+
+@dataclass(frozen=True)
+class ListMemories:
+    which: Which
+
+
+@dataclass(frozen=True)
+class Search:
+    query: str
+
+
+@dataclass(frozen=True)
+class ByNumber:
+    """A command about one memory by its number in the last list: forget, history, past, restore."""
+
+    verb: str
+    number: int
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """/edit N text (in place) or /update N text (a new version)."""
+
+    verb: str
+    number: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Simple:
+    """A command without arguments: undo, export, import, help, why, reminders, tidy, forget_me,
+    unlink, start."""
+
+    verb: str
+
+
+@dataclass(frozen=True)
+class Remind:
+    text: str
+
+
+@dataclass(frozen=True)
+class Timezone:
+    zone: str | None
+
+
+@dataclass(frozen=True)
+class SettingsCmd:
+    name: str | None
+    value: bool | None
+
+
+@dataclass(frozen=True)
+class Link:
+    code: str | None
+
+
+Intent = Union[
+    Chat, Save, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link
+]
+
+# --- grammar ---------------------------------------------------------------------------------
+
+SAVE_WORDS = ("remember", "memorize", "memorise", "save", "note", "store")
+_SAVE_COLON = re.compile(r"^\s*(?:please\s+)?(?:" + "|".join(SAVE_WORDS) + r")\s*:\s*(.*)$", re.I | re.S)
+_SAVE_THAT = re.compile(r"^\s*(?:please\s+)?remember\s+that\s+(.+)$", re.I | re.S)
+_REMIND_ME = re.compile(r"^\s*(?:please\s+|hey\s+)?remind\s+me\b", re.I)
+_COMMAND = re.compile(r"^/([A-Za-z_][A-Za-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+(.*))?$", re.S)
+
+SIMPLE = {"undo", "export", "import", "help", "why", "reminders", "tidy", "forget_me", "unlink", "start"}
+BY_NUMBER = {"forget": "forget", "delete": "forget", "history": "history", "past": "past", "restore": "restore"}
+REWRITE = {"edit", "update"}
+ALIASES = {"memory": "memories", "list": "memories", "forgetme": "forget_me", "tz": "timezone", "find": "search"}
+
+USAGE = {
+    "memories": "/memories [all|current|historical|review|archived]",
+    "search": "/search <words>",
+    "forget": "/forget <number from the last list>",
+    "history": "/history <number from the last list>",
+    "past": "/past <number from the last list>",
+    "restore": "/restore <number from the last list>",
+    "edit": "/edit <number> <corrected text>",
+    "update": "/update <number> <new version of the fact>",
+    "remind": "/remind <when> <what>, e.g. /remind tomorrow at 9 call mom",
+    "timezone": "/timezone <zone>, e.g. /timezone Europe/Paris",
+    "settings": "/settings [review|judge|notices|recheck] [on|off]",
+    "link": "/link, or /link <code> with the code shown on your other account",
+}
+
+SETTING_NAMES = {
+    "review": "conflict_review",
+    "conflicts": "conflict_review",
+    "conflict_review": "conflict_review",
+    "judge": "ai_judge",
+    "ai_judge": "ai_judge",
+    "notices": "extraction_notice",
+    "notice": "extraction_notice",
+    "extraction_notice": "extraction_notice",
+    "recheck": "recheck",
+    "rechecks": "recheck",
+}
+_ON = {"on", "yes", "true", "1", "enable", "enabled"}
+_OFF = {"off", "no", "false", "0", "disable", "disabled"}
+
+
+def parse(text: str) -> Intent:
+    """Read one message."""
+    stripped = text.strip()
+    if not stripped:
+        return Chat("")
+    m = _SAVE_COLON.match(stripped)
+    if m:
+        return Save(m.group(1).strip())
+    if stripped.startswith("/"):
+        return _parse_command(stripped)
+    m = _SAVE_THAT.match(stripped)
+    if m:
+        return Save(m.group(1).strip())
+    if _REMIND_ME.match(stripped):
+        # "remind me what my wife's name is" asks a question; only a reminder request is Remind
+        return Remind(stripped) if parse_remind_me(stripped) is not None else Chat(text)
+    return Chat(text)
+
+
+def _parse_command(text: str) -> Intent:
+    m = _COMMAND.match(text)
+    if not m:
+        return Unknown(text.split()[0][:40])
+    name = m.group(1).lower()
+    name = ALIASES.get(name, name)
+    args = (m.group(2) or "").strip()
+
+    if name in SIMPLE:
+        return Simple(name)
+    if name == "memories":
+        if not args:
+            return ListMemories(Which.ALL)
+        try:
+            return ListMemories(Which(args.lower().split()[0]))
+        except ValueError:
+            return Malformed(f"I don't know the list {args.split()[0]!r}. Use {USAGE['memories']}.")
+    if name == "search":
+        return Search(args) if args else Malformed(f"What should I search for? Use {USAGE['search']}.")
+    if name in BY_NUMBER:
+        verb = BY_NUMBER[name]
+        number = _number(args)
+        if number is None:
+            return Malformed(f"Which memory? Use {USAGE[verb]} (see /memories for the numbers).")
+        return ByNumber(verb, number)
+    if name in REWRITE:
+        head, _, rest = args.partition(" ")
+        number = _number(head)
+        if number is None or not rest.strip():
+            return Malformed(f"Use {USAGE[name]} (see /memories for the numbers).")
+        return Rewrite(name, number, rest.strip())
+    if name == "remind":
+        return Remind(args) if args else Malformed(f"When, and what? Use {USAGE['remind']}.")
+    if name == "timezone":
+        return Timezone(args or None)
+    if name == "settings":
+        if not args:
+            return SettingsCmd(None, None)
+        parts = args.lower().split()
+        key = SETTING_NAMES.get(parts[0])
+        if key is None:
+            return Malformed(f"I don't know the setting {parts[0]!r}. Use {USAGE['settings']}.")
+        if len(parts) < 2 or parts[1] not in _ON | _OFF:
+            return Malformed(f"Say on or off: {USAGE['settings']}.")
+        return SettingsCmd(key, parts[1] in _ON)
+    if name == "link":
+        code = args.split()[0] if args else None
+        if code is not None and not re.fullmatch(r"[A-Za-z0-9-]{4,16}", code):
+            return Malformed(f"That doesn't look like a link code. Use {USAGE['link']}.")
+        return Link(code)
+    return Unknown(name)
+
+
+def _number(text: str) -> int | None:
+    text = text.strip().lstrip("#")
+    if not text.isdigit() or len(text) > 9:
+        return None
+    value = int(text)
+    return value if value >= 1 else None

@@ -1,0 +1,163 @@
+"""How memories look to a person: numbered lists, history, conflict questions and outcomes.
+
+Pure text functions, so wording is tested once and every platform shows the same thing.
+Memory text is quoted as the person wrote it; adapters escape it for their markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.memory.listing import History
+from bot.storage.models import Status
+from bot.memory.writing.settle import Choice, ConflictView
+from bot.memory.store import MemoryView
+
+STATUS_HEADINGS = {
+    Status.CURRENT.value: "Current",
+    Status.UNSURE.value: "Possibly outdated (waiting for your answer)",
+    Status.HISTORICAL.value: "Historical, not current",
+}
+
+
+def quote(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"“{text}”"
+
+
+def dates_note(m: MemoryView) -> str:
+    if m.valid_from and m.valid_until:
+        return f" ({m.valid_from.isoformat()} to {m.valid_until.isoformat()})"
+    if m.valid_from:
+        return f" (since {m.valid_from.isoformat()})"
+    if m.valid_until:
+        return f" (until {m.valid_until.isoformat()})"
+    return ""
+
+
+def local_time(at: datetime, tz: str) -> str:
+    try:
+        return at.astimezone(ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M")
+    except Exception:
+        return at.strftime("%Y-%m-%d %H:%M UTC")
+
+
+LIST_TEXT_LIMIT = 600  # a list shows the start of a very long memory; /history N shows it whole
+
+
+def memory_line(number: int, m: MemoryView) -> str:
+    extra = ""
+    if m.archived:
+        extra = " [archived]"
+    elif m.source == "chat":
+        extra = " [noted from chat]"
+    text = m.text if len(m.text) <= LIST_TEXT_LIMIT else m.text[: LIST_TEXT_LIMIT - 1] + "…"
+    return f"{number}. {text}{dates_note(m)}{extra}"
+
+
+def paginate(line_lengths: Sequence[int], max_items: int, max_chars: int) -> list[tuple[int, int]]:
+    """Split a list into pages of at most `max_items` lines and about `max_chars` characters
+    (a page always holds at least one line). Returns (start, end) index pairs."""
+    pages: list[tuple[int, int]] = []
+    start, used = 0, 0
+    for i, length in enumerate(line_lengths):
+        cost = length + 1
+        if i > start and (i - start >= max_items or used + cost > max_chars):
+            pages.append((start, i))
+            start, used = i, 0
+        used += cost
+    if line_lengths:
+        pages.append((start, len(line_lengths)))
+    return pages
+
+
+def memory_list(title: str, items: Sequence[MemoryView], *, start: int = 1, total: int | None = None) -> str:
+    """A numbered list grouped by state; numbers run on across pages."""
+    total = len(items) if total is None else total
+    if total == 0:
+        return f"{title}: nothing yet."
+    lines = [f"{title} ({total}):"]
+    heading = None
+    for offset, m in enumerate(items):
+        group = "Archived" if m.archived else STATUS_HEADINGS.get(m.status, m.status)
+        if group != heading:
+            heading = group
+            lines.append(f"— {group} —")
+        lines.append(memory_line(start + offset, m))
+    return "\n".join(lines)
+
+
+def saved(m: MemoryView) -> str:
+    return f"Saved: {quote(m.text, 1000)}{dates_note(m)}"
+
+
+def duplicate(m: MemoryView) -> str:
+    return f"I already know that: {quote(m.text, 1000)} — not saved twice."
+
+
+def conflict_question(view: ConflictView) -> str:
+    assert view.new is not None
+    lines = ["This may change something I know about you."]
+    for old in view.olds:
+        lines.append(f"Before: {quote(old.text)}{dates_note(old)}")
+    lines.append(f"New: {quote(view.new.text)}{dates_note(view.new)}")
+    lines.append("Does the new fact replace the older one? Nothing changes until you choose.")
+    return "\n".join(lines)
+
+
+def conflict_outcome(view: ConflictView, choice: Choice) -> str:
+    assert view.new is not None
+    olds = ", ".join(quote(o.text) for o in view.olds) or "the older fact"
+    new = quote(view.new.text)
+    if choice is Choice.KEEP:
+        return f"Kept both: {olds} and {new} are both current."
+    if choice is Choice.PAST:
+        return f"Done: {olds} is now past (kept in your history), and {new} is current."
+    if choice is Choice.REPLACE:
+        return f"Done: {olds} was deleted, and {new} is current."
+    return f"Done: {new} was discarded; {olds} stays current."
+
+
+def history_text(h: History, tz: str) -> str:
+    lines = ["History:"]
+    for i, v in enumerate(h.chain, 1):
+        state = v.status if not v.deleted else "deleted"
+        lines.append(f"{i}. {quote(v.text)}{dates_note(v)} — {state}, saved {local_time(v.created_at, tz)}")
+    lines.append("Changes:")
+    for e in h.entries:
+        what = e.kind.replace("_", " ")
+        detail = ""
+        if e.kind == "edited" and e.text_before is not None:
+            detail = f": {quote(e.text_before, 120)} → {quote(e.text_after or '', 120)}"
+        elif e.status_before and e.status_after and e.status_before != e.status_after:
+            detail = f": {e.status_before} → {e.status_after}"
+        elif e.kind in ("created", "imported") and e.text_after:
+            detail = f": {quote(e.text_after, 120)}"
+        note = f" ({e.note})" if e.note else ""
+        lines.append(f"• {local_time(e.at, tz)} {what}{detail}{note}")
+    return "\n".join(lines)
+
+
+HELP = """I'm your assistant with a careful long-term memory. Talk to me normally, or use:
+
+Saving
+  remember: <fact>   (also memorize:, save:, note:, store:, or "remember that ...")
+Looking
+  /memories [all|current|historical|review|archived] — numbered list
+  /search <words>    /history <n>    /why (what my last answer used)
+Changing (n is the number in the last list)
+  /edit <n> <text> — correct in place
+  /update <n> <text> — new version; the old one is kept as history
+  /past <n>    /restore <n>    /forget <n>    /undo
+  /memories review — questions waiting for your answer
+Reminders
+  /remind <when> <what>   /reminders   /timezone <zone>
+Your data
+  /export    /import (send the file with it)    /forget_me
+  /settings [review|judge|notices|recheck] [on|off]    /tidy    /link    /unlink
+
+When a new fact may replace an old one, I ask before changing anything."""

@@ -1,0 +1,108 @@
+"""Replies the core and several features share: the private-in-a-group reply, the confirmation
+of a save (with the conflict question and its four buttons), numbered lists and their pages.
+
+Why one module: a save confirmed by a typed command, a model tool call or background extraction
+must read the same, and a list shown by /memories, /search or a paged button press must number
+the same way.
+"""
+
+from __future__ import annotations
+
+from bot.core import render
+from bot.core.buttons import ButtonSpec
+from bot.core.core import Core
+from bot.core.turn import DEFAULT_PAGING, Turn
+from bot.events import Outgoing
+from bot.memory import CHOICE_LABELS, Choice, MemoryView, RememberResult, Which
+
+LIST_TITLES = {
+    Which.ALL: "Your memories",
+    Which.CURRENT: "Current memories",
+    Which.HISTORICAL: "Historical memories",
+    Which.REVIEW: "Possibly outdated memories",
+    Which.ARCHIVED: "Archived memories",
+}
+
+
+def reply(turn: Turn, text: str, **kwargs: object) -> Outgoing:
+    """An answer about the person's own data: private whenever the chat is a group."""
+    return Outgoing(text=text, private=turn.is_group, **kwargs)  # type: ignore[arg-type]
+
+
+async def describe_save(core: Core, turn: Turn, result: RememberResult, *, prefix: str = "Saved") -> Outgoing:
+    """The confirmation of a save: the text as stored, what the judge retired (with Undo), or the
+    conflict question with its four buttons."""
+    if result.duplicate_of is not None:
+        return reply(turn, render.duplicate(result.duplicate_of))
+    assert result.memory is not None
+    text = f"{prefix}: {render.quote(result.memory.text, 1000)}{render.dates_note(result.memory)}"
+    if result.retired:
+        olds = ", ".join(render.quote(o.text) for o in result.retired)
+        text += f"\nI marked {olds} as past, since the new fact replaces it. You can undo that."
+        buttons = await core.buttons.issue(
+            turn.owner_id, [[ButtonSpec("Undo", "undo", {"action_id": result.action_id})]]
+        )
+        if result.conflict_id is None:
+            return reply(turn, text, buttons=buttons)
+    if result.conflict_id is not None:
+        question = await conflict_message(core, turn, result.conflict_id)
+        if question is not None:
+            return reply(turn, text + "\n\n" + question.text, buttons=question.buttons)
+    return reply(turn, text)
+
+
+async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing | None:
+    """The question with Keep both / Mark older as past (recommended) / Replace older / Discard
+    newer, whose tokens stay valid while the conflict is pending."""
+    view = await core.memory.conflict(turn.owner_id, conflict_id)
+    if view is None or view.new is None or view.status != "pending":
+        return None
+    rows = [
+        [
+            ButtonSpec(CHOICE_LABELS[Choice.KEEP], "conflict", {"conflict_id": conflict_id, "choice": "keep"}),
+            ButtonSpec(CHOICE_LABELS[Choice.PAST], "conflict", {"conflict_id": conflict_id, "choice": "past"}),
+        ],
+        [
+            ButtonSpec(CHOICE_LABELS[Choice.REPLACE], "conflict", {"conflict_id": conflict_id, "choice": "replace"}),
+            ButtonSpec(CHOICE_LABELS[Choice.DISCARD], "conflict", {"conflict_id": conflict_id, "choice": "discard"}),
+        ],
+    ]
+    buttons = await core.buttons.issue(turn.owner_id, rows)
+    await core.memory.record_shown(turn.owner_id, conflict_id, turn.platform, turn.chat.chat_id, None)
+    return reply(turn, render.conflict_question(view), buttons=buttons)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def numbered(core: Core, turn: Turn, title: str, items: list[MemoryView]) -> Outgoing:
+    """A numbered list; the numbers are remembered so that "/forget 3" means what was shown.
+    Paged with Next/Previous on platforms that page."""
+    ids = [m.id for m in items]
+    await core.memory.set_numbers(turn.owner_id, ids)
+    paging = turn.paging
+    if paging is None:
+        return reply(turn, render.memory_list(title, items))
+    pages = render.paginate([len(render.memory_line(i + 1, m)) for i, m in enumerate(items)], paging.items, paging.chars)
+    if len(pages) <= 1:
+        return reply(turn, render.memory_list(title, items))
+    return await page_message(core, turn, title, items, 0)
+
+
+async def page_message(core: Core, turn: Turn, title: str, items: list[MemoryView], page: int) -> Outgoing:
+    """One page of a list, with Previous/Next buttons that edit this same message."""
+    paging = turn.paging or DEFAULT_PAGING
+    pages = render.paginate([len(render.memory_line(i + 1, m)) for i, m in enumerate(items)], paging.items, paging.chars)
+    page = max(0, min(page, len(pages) - 1))
+    start, end = pages[page]
+    text = render.memory_list(title, items[start:end], start=start + 1, total=len(items))
+    text += f"\nPage {page + 1} of {len(pages)}"
+    ids = [m.id for m in items]
+    row = []
+    if page > 0:
+        row.append(ButtonSpec("◀ Previous", "page", {"title": title, "ids": ids, "page": page - 1}, single_use=False))
+    if page < len(pages) - 1:
+        row.append(ButtonSpec("Next ▶", "page", {"title": title, "ids": ids, "page": page + 1}, single_use=False))
+    buttons = await core.buttons.issue(turn.owner_id, [row]) if row else ()
+    return reply(turn, text, buttons=buttons)

@@ -1,0 +1,358 @@
+"""Recall: which memories a chat turn sees.
+
+The read side of memory for the model, in the steps the retrieval research settled on
+(bench/retrieval_lab.py, class Recipe, measured on LoCoMo):
+
+1. keyword hits from the database's own full-text index (FTS5 / PostgreSQL), owner-scoped,
+   and how common each query word is among the owner's memories;
+2. when the embedding model is ready: the question without the owner's most common words is
+   embedded, and the owner's vector matrix gives its nearest memories plus the cosine of every
+   keyword hit (so both sides score every candidate);
+3. the neighbours of every candidate in the owner's timeline (a memory saved next to a match,
+   within the hour, shares a little of its score: a conversation's answer often sits one turn
+   away from the words that match);
+4. fusion and the five-factor score (scoring.rank_for_recall): relevance 50%, importance 15%,
+   confidence 15%, recency 10% (from the owner's newest memory, gated by relevance),
+   frequency 10%; identity facts win identity questions; memories saved around a date named in
+   the question get a bonus;
+5. assembly into labelled blocks under the budgets (context.assemble_context); historical
+   memories only when the question is about the past.
+
+Without a model, step 2 is skipped and keyword relevance serves alone; recall never fails for
+want of vectors. Only memories actually injected into a real chat turn get uses += 1;
+benchmarks and /why read without writing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
+
+import sqlalchemy as sa
+
+from sqlalchemy import func, update
+from sqlmodel import Session, select
+
+from bot.memory.recall import scoring
+from bot.memory.index import keyword as search
+from bot.memory.recall.context import Candidate, assemble_context, recall_token_budget
+from bot.storage.models import Memory, utcnow
+from bot.memory.recall.questions import is_identity_question, is_past_question, question_period
+from bot.memory.index.timeline import TimelineIndex
+
+KEYWORD_CANDIDATES = 50
+VECTOR_CANDIDATES = 50
+RANKED_CANDIDATES = 40  # what assembly chooses from (the benchmark scores the top 20)
+LIVE_STATUSES = ("current", "unsure", "historical")
+
+
+@dataclass
+class Recalled:
+    text: str
+    memory_ids: list[int] = field(default_factory=list)
+    parts: dict[int, dict[str, float]] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)
+    ranked: list[int] = field(default_factory=list)  # best first, before budgets and blocks
+    mode: str = "keyword"  # keyword | hybrid
+
+
+@dataclass(frozen=True)
+class KeywordStage:
+    keyword: dict[int, float]
+    counts: dict[str, int]  # memories holding each query word ({} when not asked for)
+    total: int  # the owner's memories; when counts were not asked for, capped past what `few` needs
+    few: tuple[int, ...] = ()  # all of a person's memories, when they are only a few
+
+
+def keyword_stage(
+    s: Session, owner_id: int, query: str, dialect: str, few_limit: int = 0, *, with_counts: bool = True
+) -> KeywordStage:
+    """Step 1, in one transaction: keyword hits and the owner's word counts. A person with at
+    most `few_limit` memories gets all of them as candidates: they all fit the budget, and a
+    question that shares no word with them ("any ideas for the weekend?") may still need them.
+
+    The word counts only serve to leave a person's most common words out of the question before
+    it is embedded; a caller that has the question's vector already (or no vectors at all)
+    passes with_counts=False and saves their statement (a count per word, ~1 ms at 10,000
+    memories, growing with the person's memory)."""
+    conn = s.connection()
+    if with_counts:
+        counts, total = search.term_counts(conn, owner_id, search.query_terms(query), dialect)
+    else:
+        counts, total = {}, search.count_memories(conn, owner_id, cap=few_limit * 2 + 1) if few_limit else 0
+    hits = search.keyword_search(conn, owner_id, query, KEYWORD_CANDIDATES, dialect)
+    few: tuple[int, ...] = ()
+    if few_limit and total <= few_limit * 2:
+        live = s.exec(
+            select(Memory.id)
+            .where(
+                Memory.owner_id == owner_id,
+                Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+                Memory.archived == False,  # noqa: E712
+                Memory.status.in_(("current", "unsure")),  # type: ignore[attr-defined]
+            )
+            .limit(few_limit + 1)
+        ).all()
+        if len(live) <= few_limit:
+            few = tuple(int(i) for i in live)
+    return KeywordStage(dict(hits), counts, total, few)
+
+
+class Row(NamedTuple):
+    """One recallable memory as recall reads it (the columns of _DETAIL_COLUMNS, in order)."""
+
+    id: int
+    text: str
+    status: str
+    category: str
+    valid_from: object
+    valid_until: object
+    created_at: datetime | None
+    importance: float
+    confidence: float
+    uses: int
+
+
+@dataclass(frozen=True)
+class DetailStage:
+    neighbours: dict[int, list[tuple[int, int]]]
+    rows: dict[int, Row]
+    newest: datetime | None
+
+
+_DETAIL_COLUMNS = tuple(
+    Memory.__table__.c[name]  # type: ignore[attr-defined]
+    for name in ("id", "text", "status", "category", "valid_from", "valid_until", "created_at", "importance",
+                 "confidence", "uses")
+)
+
+
+_NEWEST_PROBE = (
+    "SELECT (SELECT max(id) FROM memory WHERE owner_id = :owner), "
+    "(SELECT 1 FROM memory WHERE id = :nid AND owner_id = :owner AND deleted_at IS NULL)"
+)
+
+
+class NewestCache:
+    """created_at of each owner's newest live memory, kept between recalls.
+
+    Why: MAX(created_at) over all of a person's memories reads every one of their rows (there
+    is no index on created_at): 9 ms at 10,000 memories, 90 at 100,000, on every chat turn.
+    Rows only ever get added with a new, larger id and created_at never changes, so a cached
+    value stays right as long as (a) the newest row is still live and (b) no new id appeared;
+    both are checked on every use with index-only lookups, and new rows are read as an id
+    range. What the checks cannot see is a deleted memory coming back (undo) in another
+    process: the service forgets an owner's entry on its own undo, restore, import and
+    forget-me, and every entry is read afresh at least every `ttl` seconds.
+    """
+
+    def __init__(self, ttl: float = 60.0) -> None:
+        self.ttl = ttl
+        # owner -> (largest id seen, id of the newest live memory, its created_at, read at)
+        self._entries: dict[int, tuple[int | None, int | None, datetime | None, float]] = {}
+
+    def forget(self, owner_id: int) -> None:
+        self._entries.pop(owner_id, None)
+
+    def get(self, s: Session, owner_id: int) -> datetime | None:
+        return self.get_with_max(s, owner_id)[0]
+
+    def get_with_max(self, s: Session, owner_id: int) -> tuple[datetime | None, int | None]:
+        """(the newest live memory's created_at, the owner's largest memory id as read now): the
+        timeline's own check needs the same number, so recall reads it once."""
+        conn = s.connection()
+        entry = self._entries.get(owner_id)
+        params = {"owner": owner_id, "nid": entry[1] if entry is not None and entry[1] is not None else -1}
+        if conn.dialect.name == "sqlite":
+            probe = search.sqlite_rows(conn, _NEWEST_PROBE, params)[0]
+        else:
+            probe = conn.execute(sa.text(_NEWEST_PROBE), params).one()
+        max_id = None if probe[0] is None else int(probe[0])
+        now = time.monotonic()
+        if (
+            entry is None
+            or now - entry[3] > self.ttl
+            or (entry[1] is not None and probe[1] is None)  # the newest is gone
+            or (max_id or 0) < (entry[0] or 0)  # rows went away: read afresh
+        ):
+            newest_id, newest = _newest_live(s, owner_id, None)
+            self._entries[owner_id] = (max_id, newest_id, newest, now)
+            return newest, max_id
+        seen, newest_id, newest, read_at = entry
+        if max_id is not None and max_id != seen:
+            new_id, new_when = _newest_live(s, owner_id, seen)
+            if new_when is not None and (newest is None or new_when > newest):
+                newest_id, newest = new_id, new_when
+            self._entries[owner_id] = (max_id, newest_id, newest, read_at)
+        return newest, max_id
+
+
+def _newest_live(s: Session, owner_id: int, after_id: int | None) -> tuple[int | None, datetime | None]:
+    """(id, created_at) of the owner's newest live memory, among ids above `after_id` if given."""
+    stmt = select(Memory.id, Memory.created_at).where(
+        Memory.owner_id == owner_id, Memory.deleted_at.is_(None)  # type: ignore[union-attr]
+    )
+    if after_id is not None:
+        stmt = stmt.where(Memory.id > after_id)  # type: ignore[operator]
+    row = s.exec(stmt.order_by(Memory.created_at.desc(), Memory.id.desc()).limit(1)).first()  # type: ignore[union-attr, attr-defined]
+    return (None, None) if row is None else (int(row[0]), row[1])
+
+
+def detail_stage(
+    s: Session,
+    owner_id: int,
+    candidate_ids: list[int],
+    dialect: str,
+    newest_cache: NewestCache | None = None,
+    timeline: TimelineIndex | None = None,
+) -> DetailStage:
+    """Steps 3 and the facts of step 4, in one transaction: the neighbours of the candidates on the
+    person's timeline (from the in-process timeline when given, else read around them), and what
+    scoring and assembly need to know about the candidates and their neighbours."""
+    conn = s.connection()
+    params = scoring.FusionParams()
+    known_max: int | None | object = ...  # unknown: the timeline reads it itself
+    if newest_cache is not None:
+        newest, known_max = newest_cache.get_with_max(s, owner_id)
+    else:
+        newest = s.exec(
+            select(func.max(Memory.created_at)).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))  # type: ignore[union-attr]
+        ).first()
+    neighbours: dict[int, list[tuple[int, int]]]
+    if not candidate_ids:
+        neighbours = {}
+    elif timeline is not None:
+        neighbours = timeline.neighbours(conn, owner_id, candidate_ids, params.neighbour_window,
+                                         params.neighbour_max_gap, max_id=known_max)
+    else:
+        around = search.timeline_around(conn, owner_id, candidate_ids, params.neighbour_window)
+        neighbours = scoring.neighbour_pairs(around, params.neighbour_window, params.neighbour_max_gap) if around else {}
+    # only the candidates and their neighbours can be scored: the rest of the timeline was read
+    # to learn that it is not next to them (saved too far apart), so its details are not read
+    wanted = set(candidate_ids)
+    for mid in candidate_ids:
+        wanted.update(other for other, _ in neighbours.get(mid, ()))
+    rows: dict[int, Row] = {}
+    for r in search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS):
+        row = Row._make(r)
+        if row.status not in LIVE_STATUSES or not row.text:
+            continue  # cannot be recalled
+        rows[int(row.id)] = row
+    return DetailStage(neighbours, rows, newest)
+
+
+def gather_stage(
+    s: Session,
+    owner_id: int,
+    query: str,
+    dialect: str,
+    few_limit: int,
+    kw: KeywordStage | None,
+    vector_hits: Callable[[list[int]], dict[int, float]] | None,
+    newest_cache: NewestCache | None = None,
+    timeline: TimelineIndex | None = None,
+) -> tuple[KeywordStage, dict[int, float], DetailStage]:
+    """Steps 1 to 3 in one transaction (one trip to the database thread): the keyword stage
+    unless already done (`kw`), the vector hits (`vector_hits(keyword ids)`, in-process), the
+    details of every candidate."""
+    if kw is None:  # the question's vector is known already, or there are no vectors
+        kw = keyword_stage(s, owner_id, query, dialect, few_limit, with_counts=False)
+    vector = vector_hits(list(kw.keyword)) if vector_hits is not None else {}
+    candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
+    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline)
+
+
+def rank(
+    query: str,
+    keyword: dict[int, float],
+    vector: dict[int, float],
+    detail: DetailStage,
+    weights: scoring.Weights,
+    half_life_days: float,
+    few: tuple[int, ...] = (),
+) -> list[tuple[int, scoring.ScoreParts]]:
+    """Step 4 (pure): every recallable candidate with its score parts, best first."""
+    facts = detail.rows  # each Row carries what scoring.Scorable asks for
+    ranked = scoring.rank_for_recall(
+        keyword,
+        vector,
+        facts,
+        neighbours=detail.neighbours,
+        period=question_period(query),
+        identity_question=is_identity_question(query),
+        newest=detail.newest,
+        half_life_days=half_life_days,
+        weights=weights,
+    )
+    # the rest of a person's few memories, after every match, ranked by what they are
+    seen = {mid for mid, _ in ranked}
+    identity_q = is_identity_question(query)
+    rest = [
+        (
+            mid,
+            scoring.score_memory(
+                0.0, f.importance, f.confidence, scoring.recency_score(f.created_at, detail.newest, half_life_days),
+                scoring.frequency_score(f.uses), weights, identity=identity_q and f.category == "identity",
+            ),
+        )
+        for mid, f in facts.items()
+        if mid in few and mid not in seen
+    ]
+    rest.sort(key=lambda kv: (-kv[1].total, -kv[0]))
+    return ranked + rest
+
+
+def assemble(
+    query: str,
+    ranked: list[tuple[int, scoring.ScoreParts]],
+    detail: DetailStage,
+    *,
+    max_memories: int,
+    max_tokens: int,
+    model_context_tokens: int,
+    mode: str,
+) -> Recalled:
+    """Step 5 (pure): the labelled blocks within the budgets."""
+    top = ranked[:RANKED_CANDIDATES]
+    candidates = [
+        Candidate(
+            id=mid,
+            text=detail.rows[mid].text,
+            status=detail.rows[mid].status,
+            score=parts.total,
+            valid_from=detail.rows[mid].valid_from,  # type: ignore[arg-type]
+            valid_until=detail.rows[mid].valid_until,  # type: ignore[arg-type]
+        )
+        for mid, parts in top
+    ]
+    ctx = assemble_context(
+        candidates,
+        past_question=is_past_question(query),
+        max_memories=max_memories,
+        max_tokens=recall_token_budget(model_context_tokens, max_tokens),
+    )
+    parts = dict(top)
+    return Recalled(
+        text=ctx.text,
+        memory_ids=list(ctx.memory_ids),
+        parts={i: parts[i].as_dict() for i in ctx.memory_ids},
+        texts={i: detail.rows[i].text for i in ctx.memory_ids},
+        ranked=[mid for mid, _ in ranked],
+        mode=mode,
+    )
+
+
+def record_use(s: Session, owner_id: int, memory_ids: list[int]) -> None:
+    """uses += 1 for what a real chat turn injected. A plain UPDATE: being recalled is not a
+    change the person made, so it does not move the row's version."""
+    if not memory_ids:
+        return
+    s.execute(
+        update(Memory)
+        .where(Memory.owner_id == owner_id, Memory.id.in_(memory_ids))  # type: ignore[union-attr, arg-type]
+        .values(uses=Memory.uses + 1, last_used_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )

@@ -1,0 +1,140 @@
+"""What kind of question is this? Pure functions over the message text.
+
+Why: recall must show historical memories only when the person asks about the past ("what did
+I drive before?"), must put identity facts first for identity questions ("what's my name?"),
+and can favour memories saved in a period the question names ("what did I say on 3 June?").
+These are cheap pattern checks, tested with tables; a false "past" only adds a clearly
+labelled "historical, not current" block, so the past cues lean towards recall.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import unicodedata
+from datetime import datetime
+
+from bot.when.vocabulary import MONTH_NUMBERS
+
+__all__ = ["is_identity_question", "is_past_question", "question_period"]
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text or "")[:4000].casefold()
+    return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+_PAST_PATTERNS = [
+    r"\bbefore\s*(?:[?.!,;:]|$)",  # "what did I drive before?"
+    r"\bbefore\s+(?:that|this|then|now|the\s+\w+\s+(?:one|car|job|house|place)|\w+ing)\b",
+    r"\bbefore\s+i\s+\w+ed\b",  # "before I moved"
+    r"\bpreviously\b", r"\bprevious\b", r"\bformerly\b", r"\bformer\b",
+    r"\bused\s+to\b", r"\buse\s+to\b",
+    r"\bdid\s+i\b", r"\bhad\s+i\b", r"\bwas\s+i\b", r"\bwere\s+(?:i|my)\b",
+    r"\bwhat\s+(?:was|were)\s+my\b", r"\bwho\s+(?:was|were)\s+my\b",
+    r"\bwhere\s+(?:was|were)\s+my\b", r"\bwhich\s+\w+\s+(?:was|were)\s+my\b",
+    r"\bmy\s+(?:old|ex|previous|former|first)\b", r"\bmy\s+ex-",
+    r"\banymore\b", r"\bany\s+more\b", r"\bno\s+longer\b", r"\bnot\s+any\s+longer\b",
+    r"\bback\s+(?:when|then|in)\b", r"\bin\s+the\s+past\b", r"\bin\s+those\s+days\b",
+    r"\bearlier\b", r"\blast\s+time\b", r"\boriginally\b", r"\bat\s+first\b",
+    r"\bhistory\s+of\b", r"\bhistorical\b",
+    r"\bhow\s+long\s+ago\b", r"\b\d+\s+(?:days?|weeks?|months?|years?)\s+ago\b", r"\bago\b",
+    r"\blast\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)\b",
+    r"\bprior\s+to\b", r"\bonce\s+(?:had|lived|worked|owned|drove)\b",
+    r"\bchanged?\s+(?:from|my)\b", r"\bswitched\s+from\b",
+    r"\bi\s+(?:had|lived|worked|owned|drove|studied)\b",
+]
+_PAST = re.compile("|".join(f"(?:{p})" for p in _PAST_PATTERNS))
+
+# "before" about the future ("remind me before the meeting") is not a past cue.
+_FUTURE = re.compile(r"\b(?:remind|will|gonna|going\s+to|tomorrow|next\s+\w+|schedule)\b")
+
+
+def is_past_question(text: str) -> bool:
+    """True when the message asks about how things were, not how they are.
+
+    "what did I drive before?", "where did I use to live?", "my old job", "do I still smoke,
+    or not anymore?". A message about the future ("remind me before the meeting tomorrow")
+    is not one, even though it says "before".
+    """
+    t = _norm(text)
+    if not t.strip():
+        return False
+    for m in _PAST.finditer(t):
+        word = m.group(0)
+        if word.startswith("before") and _FUTURE.search(t):
+            continue
+        return True
+    return False
+
+
+_IDENTITY_PATTERNS = [
+    r"\bwhat(?:'s|\s+is|\s+was)\s+my\s+(?:(?:full|first|last|middle|real|legal|nick)\s*)?name\b",
+    r"\bmy\s+(?:(?:full|first|last|middle|real|legal|nick)\s*)?name\b.*\?",
+    r"\bdo\s+you\s+(?:know|remember)\s+(?:my\s+name|who\s+i\s+am|me)\b",
+    r"\bwhat\s+(?:do|should)\s+you\s+call\s+me\b", r"\bwhat\s+am\s+i\s+called\b",
+    r"\bwho\s+am\s+i\b", r"\bwho\s+i\s+am\b",
+    r"\bhow\s+old\s+am\s+i\b", r"\bwhat(?:'s|\s+is)\s+my\s+age\b", r"\bmy\s+age\b",
+    r"\bwhen(?:'s|\s+is|\s+was)\s+my\s+birthday\b", r"\bmy\s+(?:birthday|date\s+of\s+birth)\b",
+    r"\bwhen\s+was\s+i\s+born\b", r"\bwhere\s+was\s+i\s+born\b",
+    r"\bwhere\s+am\s+i\s+from\b", r"\bwhere\s+do\s+i\s+come\s+from\b",
+    r"\bmy\s+(?:nationality|pronouns|gender|hometown|home\s+town)\b",
+    r"\bwhat\s+(?:are\s+)?my\s+pronouns\b",
+    r"\b(?:tell|remind)\s+me\s+(?:about\s+)?(?:who\s+i\s+am|about\s+myself)\b",
+    r"\bwhat\s+do\s+you\s+know\s+about\s+me\b",
+]
+_IDENTITY = re.compile("|".join(f"(?:{p})" for p in _IDENTITY_PATTERNS))
+
+
+def is_identity_question(text: str) -> bool:
+    """True for questions about who the person is: name, age, birthday, origin, pronouns."""
+    return bool(_IDENTITY.search(_norm(text)))
+
+
+_MONTHS = MONTH_NUMBERS
+_MON = "(" + "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"((?:19|20)\d\d)"
+_RX_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON},?\s+{_YEAR}\b")
+_RX_MONTH_DAY_YEAR = re.compile(rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b")
+_RX_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b")
+_RX_MONTH_YEAR = re.compile(rf"\b{_MON},?\s+{_YEAR}\b")
+_RX_YEAR = re.compile(rf"\b(?:in|during|of|since|from|throughout)\s+{_YEAR}\b")
+
+
+def _day(year: int, month: int, day: int) -> tuple[datetime, datetime] | None:
+    try:
+        start = datetime(year, month, day)
+    except ValueError:
+        return None
+    end = datetime.fromordinal(start.toordinal() + 1)
+    return start, end
+
+
+def question_period(text: str) -> tuple[datetime, datetime] | None:
+    """The absolute period a message names, as a half-open [start, end) of naive datetimes.
+
+    A day ("on 3 June, 2023", "June 3rd 2023", "2023-06-03"), a month ("in August 2023") or a
+    year ("in 2022"). Relative phrases ("last week") are left alone: they are relative to when
+    the person speaks, and the caller, not this rule, knows that time. The first date wins.
+    """
+    t = _norm(text)
+    m = _RX_DAY_MONTH_YEAR.search(t)
+    if m:
+        return _day(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)))
+    m = _RX_MONTH_DAY_YEAR.search(t)
+    if m:
+        return _day(int(m.group(3)), _MONTHS[m.group(1)], int(m.group(2)))
+    m = _RX_ISO.search(t)
+    if m:
+        return _day(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    m = _RX_MONTH_YEAR.search(t)
+    if m:
+        year, month = int(m.group(2)), _MONTHS[m.group(1)]
+        last = calendar.monthrange(year, month)[1]
+        return datetime(year, month, 1), datetime.fromordinal(datetime(year, month, last).toordinal() + 1)
+    m = _RX_YEAR.search(t)
+    if m:
+        year = int(m.group(1))
+        return datetime(year, 1, 1), datetime(year + 1, 1, 1)
+    return None

@@ -1,0 +1,629 @@
+"""Conflict rules: which existing memories might a new fact replace, and is it a near duplicate?
+
+Why rules at all: they run on every save, with no model and no network, and they must be
+trusted. So they only *nominate* old memories; the person (or the optional AI judge) decides.
+Nothing here retires, edits or deletes anything. Everything is a pure function over plain
+values, deterministic, with no I/O (DESIGN.md section 1, "the rule of the house").
+
+The outcome table of DESIGN.md section 4, in the order the rules are tried:
+
+| rule              | fires when (new vs old)                                                     |
+|-------------------|-----------------------------------------------------------------------------|
+| `explicit_change` | new uses change wording (sold, moved from, quit, no longer, used to ...)    |
+|                   | about something the old memory mentions ("I sold my VW" vs "I drive a VW"), |
+|                   | or says the same in another tense or polarity ("I had a dog" vs "I have a  |
+|                   | dog", "I don't like coffee" vs "I like coffee")                            |
+| `slot_change`     | same single-value slot, and new signals a change (moved, now, new ...)     |
+| `count_change`    | the same thing counted differently ("3 kids" vs "2 kids")                  |
+| `more_detailed`   | new says everything old says, and more ("green tea with honey ...")        |
+| `less_detailed`   | new says part of what old says and nothing else ("I have a boyfriend"     |
+|                   | after "I broke up with my boyfriend"): redundant or a change, so ask       |
+| `same_slot`       | same single-value slot, no change wording: unclear, so ask                 |
+| (nothing)         | new or unrelated ("I visited Paris" vs "I live in London")                 |
+
+A near duplicate (cosine >= 0.92, or Jaccard >= 0.6 over keywords with >= 3 shared, or the
+same meaningful words) that adds no number, name or content word is reported instead, and
+then nothing else matters: the new fact is not stored again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+# detect_slot and slot_value live with the slot data; they are part of this module's API too.
+from bot.memory.rules.regex_gate import may_match, required_literals
+from bot.memory.rules.slots import SlotMatch, detect_slot, find_slots, is_wish, sentences, slot_value
+from bot.memory.rules.text import (
+    GENERIC_WORDS,
+    IRREGULAR_FORMS,
+    STOP_WORDS,
+    content_words,
+    lemma,
+    lemmas,
+    names,
+    normalise,
+    number_values,
+    numbers,
+    tokens,
+)
+
+__all__ = [
+    "CHANGE_WORDING",
+    "DUPLICATE_COSINE",
+    "DUPLICATE_JACCARD",
+    "DUPLICATE_MIN_SHARED",
+    "RULES",
+    "Assessment",
+    "Fact",
+    "Nomination",
+    "assess",
+    "detect_slot",
+    "is_candidate",
+    "is_near_duplicate",
+    "keywords",
+    "nomination_rule",
+    "slot_value",
+]
+
+DUPLICATE_COSINE = 0.92
+DUPLICATE_JACCARD = 0.6
+DUPLICATE_MIN_SHARED = 3
+
+RULE_EXPLICIT = "explicit_change"
+RULE_SLOT_CHANGE = "slot_change"
+RULE_COUNT = "count_change"
+RULE_DETAILED = "more_detailed"
+RULE_LESS_DETAILED = "less_detailed"
+RULE_SAME_SLOT = "same_slot"
+RULE_DUPLICATE = "duplicate"
+RULES: tuple[str, ...] = (
+    RULE_EXPLICIT,
+    RULE_SLOT_CHANGE,
+    RULE_COUNT,
+    RULE_DETAILED,
+    RULE_LESS_DETAILED,
+    RULE_SAME_SLOT,
+    RULE_DUPLICATE,
+)
+"""Every rule name a Nomination (or the duplicate check) can carry, strongest first."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """An existing memory as the rules see it. `slot` is Memory.slot if the service has one;
+    the rules also read slots from the text, so None is fine."""
+
+    id: int
+    text: str
+    slot: str | None = None
+    status: str = "current"
+
+
+@dataclass(frozen=True)
+class Nomination:
+    """An old memory the new fact may replace, and the rule that said so (for the reason shown
+    with the question and stored on the Conflict)."""
+
+    old_id: int
+    rule: str
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The verdict on a new fact: a near duplicate of `duplicate_of` (do not store it), or the
+    nominations (store it, and ask about each nominated old memory)."""
+
+    duplicate_of: int | None
+    nominations: tuple[Nomination, ...]
+
+
+# --- change wording (data) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChangeCue:
+    """One piece of change wording.
+
+    `target` says where the thing that changed is named: "after" (the words after the cue:
+    "sold my VW", "moved from London", "quit Google"), "next" (the next word only: "my ex
+    wife"), "clause" (the whole clause: "I don't drive the VW anymore", "I used to live in
+    London"), "subject" (the clause before it: "my dog passed away"), or None when the cue
+    only signals that
+    something changed without naming the old thing ("moved to", "now", "new"). A cue with a
+    target can fire `explicit_change` on its own when the target names something in the old
+    memory; every cue counts as change wording for `slot_change`.
+    """
+
+    pattern: str
+    target: str | None
+
+
+CHANGE_WORDING: tuple[ChangeCue, ...] = (
+    # leaving the old thing: the object names it
+    ChangeCue(r"\b(?:sold|sell|selling)\b", "after"),
+    ChangeCue(r"\b(?:quit|quitting)\b", "after"),
+    ChangeCue(r"\b(?:left|leaving)\b(?! (?:for|to)\b)", "after"),
+    ChangeCue(r"\bmoved (?:away |out |back )?(?:from|out of)\b", "after"),
+    ChangeCue(r"\b(?:got|get|getting) rid of\b", "after"),
+    # phrasal verbs, the object may sit inside: "gave up X", "gave my cat away"
+    ChangeCue(r"\b(?:gave|given|giving)\b(?= (?:[a-z]+ ){0,3}?(?:up|away)\b)", "after"),
+    ChangeCue(r"\b(?:threw|thrown|throwing)\b(?= (?:[a-z]+ ){0,3}?(?:out|away)\b)", "after"),
+    ChangeCue(r"\b(?:stopped|stop)\b(?! (?:by|at|in|over|off|for|to)\b)", "after"),
+    ChangeCue(r"\b(?:broke|broken) up with\b", "after"),
+    ChangeCue(r"\b(?:broke|split) up\b(?! with)", None),
+    ChangeCue(r"\bsplit (?:up )?(?:with|from)\b", "after"),
+    ChangeCue(r"\bseparated from\b", "after"),
+    ChangeCue(r"\bdivorced\b", "after"),
+    ChangeCue(r"\bdumped\b", "after"),
+    ChangeCue(r"\b(?:retired|resigned) from\b", "after"),
+    ChangeCue(r"\b(?:fired|laid off|let go) from\b", "after"),
+    ChangeCue(r"\blost\b", "after"),
+    ChangeCue(r"\btraded(?: in)?\b", "after"),
+    ChangeCue(r"\bswapped\b", "after"),
+    ChangeCue(r"\breplaced\b", "after"),
+    ChangeCue(r"\bswitched (?:away )?from\b", "after"),
+    ChangeCue(r"\bswitched\b", "after"),
+    ChangeCue(r"\bchanged\b", "after"),
+    ChangeCue(r"\b(?:upgraded|downgraded)\b", "after"),
+    ChangeCue(r"\b(?:ditched|dropped|cancelled|canceled)\b", "after"),
+    ChangeCue(r"\binstead of\b", "after"),
+    ChangeCue(r"\brather than\b", "after"),
+    # the whole clause names the old thing
+    ChangeCue(r"\bno longer\b", "clause"),
+    ChangeCue(r"\b(?:any ?more)\b", "clause"),
+    ChangeCue(r"\bused to\b", "clause"),
+    ChangeCue(r"\b(?:formerly|previously|once was)\b", "clause"),
+    ChangeCue(r"\b(?:died|passed away|passed|was put down|ran away|went missing)\b", "subject"),
+    ChangeCue(r"\b(?:ex|former)\b", "next"),
+    # arriving at a new value: change wording, but the old thing is not named
+    ChangeCue(r"\b(?:moved|moving|relocated|relocating)\b", None),
+    ChangeCue(r"\b(?:bought|buying|purchased|got|getting|gotten)\b", None),
+    ChangeCue(r"\b(?:joined|started|became|become|went|turned|converted)\b", None),
+    ChangeCue(r"\b(?:got|getting|just|recently|finally) (?:married|engaged|divorced|separated|"
+              r"hitched)\b", None),
+    ChangeCue(r"\bi (?:married|proposed)\b", None),
+    ChangeCue(r"\b(?:divorcing|separating|retired|retiring|fired|hired|laid off)\b", None),
+    ChangeCue(r"\b(?:now|nowadays|these days|for good|new|newly|recently|just|finally)\b", None),
+    ChangeCue(r"\b(?:no more|not any more|not anymore)\b", None),
+)
+"""Change wording as data: extend by adding a ChangeCue."""
+
+_COMPILED_CUES = tuple(
+    (re.compile(cue.pattern), cue.target, required_literals(cue.pattern)) for cue in CHANGE_WORDING
+)
+_OBJECT_END = re.compile(
+    r"\s+(?:and|but|to|for|because|since|so|then|after|before|when|with|into|as|or)\b.*$|[,]"
+    r".*$"
+)
+_CLAUSE_SPLIT = re.compile(r",|\b(?:and|but|so|because|since|then)\b")
+_NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
+
+# Like/dislike verbs count as one sense each, so "I love X" restates "I like X" but
+# "I hate X" does not.
+_SENSES = {
+    "like": "+like", "love": "+like", "enjoy": "+like", "adore": "+like", "fond": "+like",
+    "prefer": "+like", "hate": "-like", "dislike": "-like", "detest": "-like", "loathe": "-like",
+}
+_NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "none", "nobody", "nothing"})
+_TIME_UNITS = frozenset(
+    "year month week day hour minute second time decade century yr yrs mo".split()
+)
+_COUNT_ARTICLES = {"a": "1", "an": "1", "no": "0"}
+_USED_TO = re.compile(r"\bused to\b")
+# Prepositions are stop words, yet "I am from Canada" and "I have been to Canada" differ only in
+# them: a restatement must use the same ones.
+_RELATION_WORDS = frozenset(
+    "in on at to from for with without by of about into onto over under near between".split()
+)
+# Past-tense auxiliaries: "I had a dog" is not a restatement of "I have a dog".
+_PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
+
+
+# --- the profile of one text -----------------------------------------------------------------
+
+
+class _Profile:
+    """Everything the rules need to know about one text, each part computed once, when first
+    asked for.
+
+    Why lazy: a save checks its fact against up to ~20 related memories, most of them cold in
+    this process, and for those old facts most rules stop early. The slots (the largest part,
+    ~100 us a text), counts, subject, names and change wording of an old memory are only read
+    when the new fact makes them matter (a new fact with a slot, with a count, ...); the
+    change wording of an old fact is never read. Cold, an old memory now costs ~75 us instead
+    of ~245 us. Every part is a pure function of the text, so when it is computed changes
+    nothing.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        toks = tokens(text)
+        self._toks = toks
+        self._norm = norm = normalise(text)
+        self.content: frozenset[str] = content_words(text)
+        self.numbers: frozenset[str] = numbers(text)
+        self.meaning: frozenset[str] = _meaning(_USED_TO.sub(" ", norm))
+        self.words: frozenset[str] = frozenset(toks) | frozenset(lemma(t) for t in toks)
+        self.negated: bool = _is_negated(toks)
+        self.past: bool = bool(_PAST.search(norm))
+        self.relations: frozenset[str] = frozenset(tok for tok in toks if tok in _RELATION_WORDS)
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        return names(self._text)
+
+    @cached_property
+    def subject(self) -> str | None:
+        return _subject(self._norm)
+
+    @cached_property
+    def slots(self) -> tuple[SlotMatch, ...]:
+        return find_slots(self._text)
+
+    @cached_property
+    def counts(self) -> tuple[tuple[str, str, bool], ...]:
+        return _counts(self._toks)
+
+    @cached_property
+    def _change_wording(self) -> tuple[tuple[frozenset[str], ...], bool]:
+        return _change(self._norm)
+
+    @property
+    def change_targets(self) -> tuple[frozenset[str], ...]:
+        return self._change_wording[0]
+
+    @property
+    def has_change(self) -> bool:
+        return self._change_wording[1]
+
+
+def _meaning(text: str) -> frozenset[str]:
+    """Non-stop lemmas (generic verbs included), like/dislike verbs as their sense, plus
+    numbers: what a restatement must say too."""
+    return frozenset(_SENSES.get(lem, lem) for lem in lemmas(text)) | numbers(text)
+
+
+def _is_negated(toks: list[str]) -> bool:
+    return sum(1 for tok in toks if tok in _NEGATIONS) % 2 == 1
+
+
+def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
+    """(counted noun, number, explicit) for "2 kids", "three arabian horses", "one sister",
+    "a dog", "no kids". `explicit` is False for "a"/"an"/"no", which are compared only with an
+    explicit number. Time spans are not counts of things."""
+    found: list[tuple[str, str, bool]] = []
+    spans = [(start, end, value, True) for start, end, value in number_values(toks)]
+    spans += [
+        (i, i + 1, _COUNT_ARTICLES[tok], False)
+        for i, tok in enumerate(toks)
+        if tok in _COUNT_ARTICLES
+    ]
+    for start, end, value, explicit in spans:
+        window = toks[end : end + 3]
+        for j, tok in enumerate(window):
+            if tok in STOP_WORDS or tok[0].isdigit():
+                break
+            lem = lemma(tok)
+            nxt = window[j + 1] if j + 1 < len(window) else None
+            plural = lem != tok
+            np_end = nxt is None or nxt in STOP_WORDS or nxt[0].isdigit()
+            if plural or np_end:
+                if lem not in _TIME_UNITS and lem not in GENERIC_WORDS and len(lem) > 1:
+                    found.append((lem, value, explicit))
+                break
+    return tuple(found)
+
+
+_INTERJECTION = re.compile(r"^(?:(?:hey|hi|hello|well|so|oh|ok|okay|yeah|yes|no|lol|also|and|"
+                           r"but|btw|fyi|just|actually|update|what is up)\b[ ,!]*)+")
+_SUBJECT_MODIFIERS = frozenset(
+    "best older younger little big baby oldest youngest eldest new old dear lovely late ex "
+    "favorite favourite".split()
+)
+
+
+def _subject(norm: str) -> str | None:
+    """Who the first clause is about: "i" (or "we"), "my <noun>" ("my sister lives ..."), or
+    None when it does not start with either ("green tea every morning", "Biscuit died").
+
+    Why: "My sister lives in Paris" contains every word of "I live in Paris" and more, yet is
+    not a more detailed version of it.
+    """
+    text = _INTERJECTION.sub("", norm.strip())
+    match = re.match(r"(i|we)\b|(?:my|our) ((?:\w+ ){0,2}?)(\w+)", text)
+    if match is None:
+        return None
+    if match.group(1):
+        return "i"
+    words = (match.group(2) or "").split() + [match.group(3)]
+    core = [w for w in words if w not in _SUBJECT_MODIFIERS] or words
+    return "my " + lemma(core[0])
+
+
+def _senses(meaning: frozenset[str]) -> frozenset[str]:
+    """The like/dislike senses in a meaning ("+like", "-like")."""
+    return frozenset(word for word in meaning if word.startswith(("+", "-")))
+
+
+def _core(meaning: frozenset[str]) -> frozenset[str]:
+    """A meaning without its like/dislike senses."""
+    return meaning - _senses(meaning)
+
+
+def _same_subject(a: _Profile, b: _Profile) -> bool:
+    return a.subject is None or b.subject is None or a.subject == b.subject
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|we|me|us)\b")
+_THIRD_PERSON = re.compile(r"\b(?:he|she|they|it|my \w+|our \w+|his|her|their)\b")
+
+
+def _someone_else(before: str) -> bool:
+    """Whether the clause before a cue has a subject other than the person ("my dad used to
+    live in Berlin", "my brother sold his car"): then the cue does not name their own change."""
+    clause = _CLAUSE_SPLIT.split(before)[-1] if before else ""
+    if _FIRST_PERSON.search(before):
+        return bool(_THIRD_PERSON.search(clause)) and not _FIRST_PERSON.search(clause)
+    return bool(_THIRD_PERSON.search(before))
+
+
+def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
+    """The keywords named as changed ("sold my VW" -> {"vw"}) and whether any change wording
+    occurs at all. Wishes ("I want to move to ...") and negated cues ("I never sold ...") are
+    not change wording."""
+    targets: list[frozenset[str]] = []
+    has_change = False
+    for _, sentence in sentences(norm):
+        for pattern, target, gate in _COMPILED_CUES:
+            if not may_match(gate, sentence):
+                continue  # a word the cue needs is missing
+            for match in pattern.finditer(sentence):
+                if is_wish(sentence, match.start()):
+                    continue
+                before = sentence[: match.start()]
+                if _NEGATED_CUE.search(before) and target != "clause":
+                    continue
+                has_change = True
+                if target is None or (target != "subject" and _someone_else(before)):
+                    continue
+                if target == "subject":
+                    starts = [m.end() for m in _CLAUSE_SPLIT.finditer(before)]
+                    span = before[starts[-1] if starts else 0 :]
+                elif target == "after":
+                    span = _OBJECT_END.sub("", sentence[match.end() :].strip())
+                elif target == "next":
+                    span = " ".join(sentence[match.end() :].split()[:1])
+                else:
+                    starts = [m.end() for m in _CLAUSE_SPLIT.finditer(before)]
+                    clause_start = starts[-1] if starts else 0
+                    ends = _CLAUSE_SPLIT.search(sentence, match.end())
+                    clause_end = ends.start() if ends else len(sentence)
+                    span = sentence[clause_start:clause_end]
+                words = content_words(span)
+                if words:
+                    targets.append(words)
+    return tuple(targets), has_change
+
+
+@lru_cache(maxsize=16384)
+def _profile(text: str) -> _Profile:
+    return _Profile(text)
+
+
+# --- public predicates -----------------------------------------------------------------------
+
+
+def keywords(text: str) -> frozenset[str]:
+    """The meaningful words of `text`, for the service's keyword search of candidates.
+
+    These are the content-word lemmas (no stop words, no generic words, no numbers: "3" would
+    not find "three"), each with its irregular and British spellings ("child" also gives
+    "children", "color" also "colour"), because a stemming search (FTS5 porter, PostgreSQL
+    english) relates regular forms ("dog"/"dogs", "hike"/"hiking") but not those. Two texts
+    share a keyword exactly when their `content_words` overlap.
+    """
+    out: set[str] = set()
+    for word in content_words(text):
+        out.add(word)
+        out.update(_SPELLINGS.get(word, ()))
+    return frozenset(out)
+
+
+def _spellings() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {}
+    for form, base in IRREGULAR_FORMS.items():
+        if form != base and form.isalpha():
+            table.setdefault(base, []).append(form)
+    return {base: tuple(sorted(forms)) for base, forms in table.items()}
+
+
+_SPELLINGS = _spellings()
+
+
+def _slots_of(fact: Fact) -> dict[str, SlotMatch]:
+    """Slots of an old fact: those in its text, plus its stored slot if the text shows none."""
+    found = {match.slot: match for match in _profile(fact.text).slots}
+    if fact.slot and fact.slot not in found:
+        found[fact.slot] = SlotMatch(fact.slot, None, False, 0)
+    return found
+
+
+def _shared_slots(new: _Profile, old: Mapping[str, SlotMatch]) -> list[tuple[SlotMatch, SlotMatch]]:
+    """Slots both speak about, where at least one side states it outright, or two mentions
+    disagree: "my wife likes hiking" and "my wife is a doctor" do not conflict, "my boyfriend
+    ..." and "my husband ..." do."""
+    out = []
+    for match in new.slots:
+        other = old.get(match.slot)
+        if other is None:
+            continue
+        if match.hint and other.hint and match.value == other.value:
+            continue
+        out.append((match, other))
+    return out
+
+
+def _stored_slot(fact: Fact) -> str | None:
+    if fact.slot is not None:
+        return fact.slot
+    slots = _profile(fact.text).slots  # what detect_slot reads: its first slot
+    return slots[0].slot if slots else None
+
+
+def is_candidate(new_text: str, old: Fact) -> bool:
+    """Whether `old` is related enough to be checked against `new_text`: they share a meaningful
+    word (`keywords`), or the new text's slot (`detect_slot`) is the old memory's stored slot.
+
+    Deliberately exactly what the memory service can find with its keyword search and its
+    `Memory.slot == detect_slot(new)` query, so that the pure benchmark path and the service
+    path agree. (A sentence can hold two slots but only one is stored: "Hey, I'm Larry and I'm
+    a chef" is stored as a job, so a new job fact finds it and "Call me Sasha" does not.)
+    """
+    if _profile(new_text).content & _profile(old.text).content:
+        return True
+    slot = detect_slot(new_text)
+    return slot is not None and slot == _stored_slot(old)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def _adds_nothing(new: _Profile, old: _Profile) -> bool:
+    """New adds no number, name or content word that old lacks, and keeps old's polarity and
+    like/dislike sense ("I don't eat meat" is not a duplicate of "I eat meat")."""
+    if new.negated != old.negated or new.past != old.past:
+        return False
+    if not new.numbers <= old.numbers:
+        return False
+    if not new.content <= old.content:
+        return False
+    if any(name not in old.words for name in new.names):
+        return False
+    return _senses(new.meaning) <= old.meaning
+
+
+def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> float | None:
+    """A score if `new` is a near duplicate of `old`, else None.
+
+    Near duplicate (DESIGN.md): cosine >= 0.92, or Jaccard >= 0.6 with >= 3 shared keywords;
+    also, for short facts below 3 keywords, the same meaningful words and prepositions ("I'm
+    vegan" / "I am a vegan"). In every case only if the new text adds nothing.
+    """
+    if not _adds_nothing(new, old):
+        return None
+    shared = new.content & old.content
+    jaccard = _jaccard(new.content, old.content)  # over content words; numbers are checked above
+    if cosine is not None and cosine >= DUPLICATE_COSINE:
+        return 1.0 + cosine
+    if jaccard >= DUPLICATE_JACCARD and len(shared) >= DUPLICATE_MIN_SHARED:
+        return jaccard
+    if new.meaning and new.meaning == old.meaning and new.content and (
+        new.relations == old.relations
+    ):
+        return 1.0
+    return None
+
+
+def is_near_duplicate(new_text: str, old_text: str, cosine: float | None = None) -> bool:
+    """Whether `new_text` only restates `old_text` (see `_duplicate_score`)."""
+    return _duplicate_score(_profile(new_text), _profile(old_text), cosine) is not None
+
+
+def _values_equal(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return False
+    nums_a, nums_b = numbers(a), numbers(b)
+    if nums_a or nums_b:
+        return nums_a == nums_b
+    return content_words(a) == content_words(b)
+
+
+def nomination_rule(new_text: str, old: Fact) -> str | None:
+    """The rule that nominates `old` as possibly replaced by `new_text`, or None.
+
+    Does not check for near duplicates; `assess` does that first.
+    """
+    new, prev = _profile(new_text), _profile(old.text)
+    # explicit_change: change wording whose object is something the old memory mentions, or
+    # the same words in another tense, negated, or with like and dislike swapped
+    if any(target & prev.content for target in new.change_targets):
+        return RULE_EXPLICIT
+    if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
+        new.past != prev.past
+        or new.negated != prev.negated
+        or _senses(new.meaning) and _senses(prev.meaning) and new.meaning != prev.meaning
+    ):
+        return RULE_EXPLICIT
+    shared = _shared_slots(new, _slots_of(old)) if new.slots else []
+    if shared and new.has_change:
+        if not all(_values_equal(a.value, b.value) for a, b in shared):
+            return RULE_SLOT_CHANGE
+    old_counts = {noun: (value, explicit) for noun, value, explicit in prev.counts} if new.counts else {}
+    for noun, value, explicit in new.counts:
+        if noun in old_counts:
+            other, other_explicit = old_counts[noun]
+            if other != value and (explicit or other_explicit):
+                return RULE_COUNT
+    # (the subject is compared last: it is only needed when the words already agree)
+    if (
+        prev.content
+        and prev.meaning <= new.meaning
+        and new.negated == prev.negated
+        and (new.content - prev.content or new.numbers - prev.numbers)
+        and _same_subject(new, prev)
+    ):
+        return RULE_DETAILED
+    if (
+        new.content
+        and new.meaning <= prev.meaning
+        and new.negated == prev.negated
+        and (prev.content - new.content or prev.numbers - new.numbers)
+        and _same_subject(new, prev)
+    ):
+        return RULE_LESS_DETAILED
+    if shared:
+        return RULE_SAME_SLOT
+    return None
+
+
+def assess(
+    new_text: str,
+    old: Sequence[Fact],
+    cosines: Mapping[int, float] | None = None,
+) -> Assessment:
+    """Judge a new fact against candidate memories of the same person.
+
+    `old` are the candidates the service found (current or unsure; historical ones are ignored,
+    since they are already known to be outdated). `cosines` maps an old id to
+    cosine(new, old) when embeddings exist. If one of them is a near duplicate, only that is
+    returned (the best: highest score, then lowest id) and nothing is nominated; otherwise each
+    old fact is nominated at most once, in the given order, with the rule that fired.
+    """
+    cos = cosines or {}
+    seen: set[int] = set()
+    live: list[Fact] = []
+    for fact in old:
+        if fact.id in seen or fact.status == "historical":
+            continue
+        seen.add(fact.id)
+        live.append(fact)
+    new = _profile(new_text)
+    best: tuple[float, int] | None = None
+    for fact in live:
+        score = _duplicate_score(new, _profile(fact.text), cos.get(fact.id))
+        if score is not None and (best is None or (-score, fact.id) < (-best[0], best[1])):
+            best = (score, fact.id)
+    if best is not None:
+        return Assessment(duplicate_of=best[1], nominations=())
+    nominations = []
+    for fact in live:
+        rule = nomination_rule(new_text, fact)
+        if rule is not None:
+            nominations.append(Nomination(old_id=fact.id, rule=rule))
+    return Assessment(duplicate_of=None, nominations=tuple(nominations))
+

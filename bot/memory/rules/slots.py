@@ -1,0 +1,667 @@
+"""Single-value slots: topics where a person has one value at a time (where they live, their
+job, their car, diet, relationship status, age, name, a favourite of one category ...).
+
+Why as data: the list will grow (DESIGN.md section 4, "the list is data, easy to extend"), and
+each topic is a handful of regular expressions over normalised text (`bot.memory.rules.text.normalise`:
+lower case, contractions expanded, hyphens as spaces). To add a topic, add an entry to `SLOTS`;
+nothing else changes. Multi-valued relations (hobbies, pets, likes, siblings, friends) are
+deliberately absent: two hobbies never contradict each other.
+
+Vocabulary rules of thumb used below, all general English rather than words taken from any
+evaluation file:
+- a statement counts only with a first-person subject ("I live in ...", "we live in ...",
+  "... and live in ..."); "my friend lives in ..." is about someone else;
+- wishes and dreams are not facts ("I want to live in Paris", "when I grow up I want to be a
+  vet"), so a clause with a wish word before the match is skipped;
+- professions are recognised by a modest general list plus a morphological rule (agent nouns
+  in -er, -or, -ist, -ician, -eer, -man, -grapher, -ologist), with general lists of agent nouns
+  that are not jobs (family words, hobby agents such as "runner", beliefs such as "feminist").
+
+Public API: `SLOTS` (data), `SlotMatch`, `find_slots(text)`, `detect_slot(text)`,
+`slot_value(text, slot)`. `bot.memory.rules.conflict` re-exports `detect_slot` and `slot_value`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.memory.rules.regex_gate import may_match, required_literals
+from bot.memory.rules.text import lemma, normalise
+
+__all__ = [
+    "SLOTS",
+    "SlotMatch",
+    "SlotRule",
+    "detect_slot",
+    "find_slots",
+    "is_profession",
+    "is_wish",
+    "sentences",
+    "slot_value",
+]
+
+# --- shared pieces of patterns ---------------------------------------------------------------
+
+# A first-person subject, a verb coordinated with one ("I drive a truck and live in ...",
+# "I quit Google, moved to Paris"), or none at the start of a sentence (chat drops it: "Just
+# moved to Paris!").
+S = r"(?:^|\bi |\bwe |\band |\bbut |, )"
+# Adverbs that may sit between the subject and the verb.
+A = (
+    r"(?:(?:now|still|currently|also|just|recently|really|actually|finally|happily|only|mostly|"
+    r"usually|proudly|officially|newly|already|presently|basically|soon to be|full time|"
+    r"part time|fulltime|parttime) )*"
+)
+NUM = (
+    r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?: (?:one|two|three|"
+    r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|(?:a |one )?hundred)"
+)
+DWELLING = (
+    r"(?:house|home|apartment|appartment|flat|condo|condominium|studio|cabin|cottage|bungalow|"
+    r"mansion|townhouse|town house|trailer|mobile home|dorm|dormitory|tent|camper|rv|basement|"
+    r"duplex|loft|shack|hut|igloo|treehouse|tree house|farmhouse|houseboat|ranch house|villa)s?"
+)
+# "studio" and "home" are too vague after "own" / "got" ("I own my own studio").
+DWELLING_OWNED = DWELLING.replace("studio|", "")
+CAR_BRANDS = (
+    r"(?:toyota|honda|ford|chevrolet|chevy|nissan|bmw|mercedes|mercedes benz|benz|audi|"
+    r"volkswagen|vw|tesla|hyundai|kia|mazda|subaru|volvo|porsche|ferrari|lamborghini|jeep|dodge|"
+    r"gmc|cadillac|buick|lexus|acura|infiniti|mitsubishi|fiat|peugeot|renault|citroen|skoda|"
+    r"seat|opel|vauxhall|jaguar|land rover|range rover|mini cooper|mini|polestar|rivian|lucid|"
+    r"suzuki|lincoln|chrysler|saab|alfa romeo|maserati|bentley|rolls royce|bugatti|smart|dacia|"
+    r"byd|genesis|harley|harley davidson|ducati|yamaha|kawasaki|vespa|prius|corolla|civic)"
+)
+VEHICLES = (
+    r"(?:car|truck|pickup|pickup truck|suv|minivan|mini van|van|motorcycle|motorbike|scooter|"
+    r"moped|convertible|sedan|hatchback|jeep|station wagon|wagon|coupe|electric car|ev|hybrid)"
+)
+PARTNER = (
+    r"(?:wife|husband|boyfriend|girlfriend|fiance|fiancee|spouse|hubby|bf|gf|partner|"
+    r"significant other)"
+)
+HAIR_COLOURS = (
+    r"(?:(?:dark|light|strawberry|dirty|platinum|jet|bright|natural|ash) )?(?:blonde?|brown|"
+    r"black|red|gray|grey|white|auburn|ginger|brunette|silver|pink|blue|green|purple|"
+    r"chestnut|copper|salt and pepper)"
+)
+EYE_COLOURS = r"(?:blue|brown|green|hazel|gray|grey|black|amber|dark|light)"
+DIETS = (
+    r"(?:vegan|vegetarian|veggie|pescatarian|pescetarian|omnivore|carnivore|flexitarian|"
+    r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian)"
+)
+
+# Words that make a clause a wish or a dream rather than a fact.
+WISH = re.compile(
+    r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|hoping|dream|dreams|dreaming|would|someday|"
+    r"some day|one day|aspire|aspiring|fantasize|fantasise|imagine|if|grow up|going to try)\b"
+)
+
+# --- the profession test ---------------------------------------------------------------------
+
+PROFESSIONS: frozenset[str] = frozenset(
+    """
+    accountant actor actress administrator advisor agent analyst animator architect artist
+    assistant astronaut athlete attendant attorney auditor author baker banker barber barista
+    bartender beautician bookkeeper broker builder butcher buyer captain carpenter cashier caregiver
+    caretaker ceo cfo chef chemist clerk coach cook consultant contractor counselor counsellor
+    courier cto custodian dancer dentist designer detective developer dietitian dietician director
+    doctor driver economist editor electrician engineer entrepreneur farmer firefighter fisherman
+    florist founder guard guide hairdresser homemaker housekeeper housewife househusband hygienist
+    illustrator inspector instructor intern interpreter investor janitor jeweler journalist judge
+    landlord landscaper lawyer lecturer librarian lifeguard locksmith machinist maid manager
+    mechanic midwife miner minister model musician nanny nurse officer optician optometrist painter
+    paralegal paramedic pastor pharmacist photographer physician physicist physiotherapist pilot
+    plumber poet policeman policewoman politician postman mailman priest principal producer
+    professor programmer psychiatrist psychologist publisher rabbi rancher realtor receptionist
+    recruiter reporter researcher salesman saleswoman salesperson scientist secretary senator
+    servant sheriff singer soldier solicitor stylist supervisor surgeon surveyor tailor teacher
+    technician therapist trainer translator trucker tutor vet veterinarian waiter waitress welder
+    writer youtuber streamer influencer ranger marine nun monk imam employee freelancer
+    cop comedian magician dj chauffeur pa secretary teller underwriter webmaster
+    """.split()
+)
+"""A modest general list of common professions (head nouns)."""
+
+NOT_JOBS: frozenset[str] = frozenset(
+    """
+    mother father brother sister daughter son grandmother grandfather grandson granddaughter
+    stepmother stepfather stepdaughter stepson stepsister stepbrother godmother godfather aunt
+    uncle niece nephew cousin wife husband partner lover boyfriend girlfriend fiance fiancee
+    widow widower orphan twin parent mom dad baby child kid teenager toddler adult
+    member customer user owner buyer renter tenant neighbor neighbour stranger foreigner outsider
+    newcomer beginner starter learner leader follower supporter believer
+    fan enthusiast addict junkie nerd geek buff fanatic hobbyist collector volunteer
+    lover dreamer thinker talker listener worrier sleeper eater drinker smoker spender saver
+    winner loser survivor warrior fighter donor visitor ancestor descendant
+    introvert extrovert ambivert loner optimist pessimist perfectionist realist idealist
+    feminist activist atheist agnostic buddhist baptist methodist christian catholic muslim jew
+    hindu nudist minimalist environmentalist conservationist tourist finalist medalist
+    vegan vegetarian pescatarian omnivore carnivore
+    major minor senior junior sophomore freshman alumnus alumni graduate student
+    gentleman man woman boy girl guy gal lady dude person human
+    player runner jogger swimmer skater skateboarder snowboarder surfer skier kayaker canoeist
+    climber hiker biker cyclist golfer bowler camper gamer reader knitter quilter birder
+    birdwatcher traveler traveller backpacker gardener hunter fisher angler diver sailor
+    rider racer jumper boxer wrestler lifter bodybuilder
+    homeowner landowner pet owner dog owner cat owner
+    londoner berliner parisian new yorker northerner southerner westerner easterner islander
+    highlander villager
+    """.split()
+)
+"""Agent nouns that describe a person but not their job (family, beliefs, hobbies, traits).
+
+Hobby agents ("runner", "wrestler") count as a job only with "professional" before them.
+"""
+
+_HOBBY_ADJECTIVES = frozenset(
+    "avid huge big keen passionate amateur casual hobby weekend aspiring wannabe recovering "
+    "lifelong life long die hard diehard natural born self taught obsessive".split()
+)
+# Evaluative adjectives: "a hard worker", "a fast learner" describe a trait, unless the head
+# is a listed profession ("a great teacher").
+_TRAIT_ADJECTIVES = frozenset(
+    "hard good great bad terrible awful fast quick slow decent early late heavy light picky "
+    "messy total complete real true typical huge massive terrible excellent poor".split()
+)
+# "I am a bit older", "a lot happier": degree words, then a comparative, not a noun phrase.
+_DEGREE_WORDS = frozenset("bit lot little tad way whole much far".split())
+_PROFESSION_SUFFIXES = ("er", "or", "ist", "ician", "eer", "grapher", "ologist", "man", "woman")
+_NP_BOUNDARY = re.compile(
+    r"\b(?:and|but|who|that|which|at|for|in|with|from|by|so|because|since|now|these days|of|"
+    r"on|to|like|as)\b.*$"
+)
+
+
+def is_profession(phrase: str) -> bool:
+    """Whether a noun phrase ("baby delivery nurse", "professional tennis player") names a job.
+
+    The head noun decides: a listed profession, or an agent noun by its suffix unless it is a
+    known non-job agent noun. Hobby intensity words ("avid", "amateur") make it a pastime;
+    "professional" makes it a job.
+    """
+    words = _NP_BOUNDARY.sub("", phrase).split()
+    if not words or words[0] in _DEGREE_WORDS:
+        return False
+    head, mods = words[-1], set(words[:-1])
+    head_lemma = lemma(head)
+    professional = "professional" in mods or "pro" in mods
+    if mods & _HOBBY_ADJECTIVES and not professional:
+        return False
+    last_two = " ".join(words[-2:])
+    if last_two in NOT_JOBS or head_lemma in NOT_JOBS or head in NOT_JOBS:
+        return professional and head_lemma not in {"fan", "lover", "enthusiast", "student"}
+    if head_lemma in PROFESSIONS or head in PROFESSIONS:
+        return True
+    if any(head.endswith(word) for word in PROFESSIONS if len(word) >= 4):
+        return True  # compounds: "schoolteacher", "firefighter"
+    if any(head.endswith(word) for word in NOT_JOBS if len(word) >= 4):
+        return False  # compounds: "homeowner", "stepmother"
+    if mods & _TRAIT_ADJECTIVES and not professional:
+        return False
+    return any(
+        head.endswith(suffix) and len(head) >= len(suffix) + 3 for suffix in _PROFESSION_SUFFIXES
+    )
+
+
+# --- the data ----------------------------------------------------------------------------------
+
+Check = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class SlotRule:
+    """How to recognise one single-value topic.
+
+    `patterns` are explicit statements of the slot; a named group `value` (optional) captures
+    the value. A pattern may be paired with a check on the captured value. `hints` are weaker
+    mentions that imply the slot ("my wife ..." implies a relationship status): a hint conflicts
+    with an explicit statement, but two hints conflict only when their values differ, so that
+    "my wife likes hiking" and "my wife is a doctor" are not asked about while "my boyfriend
+    ..." and "my husband ..." are. `reject_values` drops a match
+    whose value matches it. A slot name may contain "{cat}", filled from a group `cat`
+    (favourites: "favorite_color").
+    """
+
+    patterns: tuple[str | tuple[str, Check], ...]
+    hints: tuple[str, ...] = ()
+    reject_values: str | None = None
+    skip_if: str | None = None
+    value_from: Callable[[str], str | None] | None = None
+
+
+def _strip_dwelling(value: str) -> str | None:
+    """'a small house in ohio' -> 'ohio'; 'a small house' -> None (that is a home type)."""
+    match = re.match(
+        rf"^(?:(?:a|an|the|my|our) )?(?:\w+ ){{0,3}}?{DWELLING}(?: (?:in|on|near|outside|by) "
+        rf"(?P<rest>.+))?$",
+        value,
+    )
+    if match is None:
+        return value
+    return match.group("rest")
+
+
+SLOTS: dict[str, SlotRule] = {
+    "job": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:work|am working|have been working|have worked)"
+            rf"(?: full time| part time| fulltime| parttime)? (?:as|at|for|in) (?P<value>[^,;]+)",
+            (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
+             is_profession),
+            rf"{S}{A}(?:am |have been |was )?employed (?:by|at|as|with|in) (?P<value>[^,;]+)",
+            r"\bi am (?P<value>self employed|unemployed|jobless|between jobs|out of work|"
+            r"job hunting|job searching|on disability|a stay at home (?:mom|dad|parent|mother|"
+            r"father|wife|husband))\b",
+            rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired|laid off|fired|let go|"
+            rf"made redundant)\b",
+            rf"{S}{A}(?:retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
+            rf"(?P<value>job|work|career|position)\b",
+            rf"{S}{A}(?:am |are )?(?:now |currently )?(?:looking for|searching for|seeking) "
+            rf"(?:a |an )?(?:new |another |full time |part time )*(?P<value>job|work|employment)\b",
+            rf"{S}{A}(?:have|got|found|landed|started|accepted|took|am starting|start|began|"
+            rf"have got|have found|have started|have landed) (?:a|an|my|the) "
+            rf"(?:(?:new|first|full time|part time|fulltime|parttime|dream|real|steady|second) )*"
+            rf"(?P<value>job)\b(?! interview| offer| fair| application)",
+            r"\bmy (?:current |new |day |main |full time |regular )?(?:job|profession|occupation|"
+            r"career) (?:is|as|at) (?P<value>[^,;]+)",
+            r"\b(?:i|we) [a-z ]*\bfor a living\b",
+            rf"{S}{A}(?:own|run|have|started|founded|opened) (?:my own|our own|a|an) "
+            rf"(?:small |own |little |family )*(?P<value>business|company|restaurant|shop|store|"
+            rf"bakery|cafe|salon|firm|practice|startup|start up|agency|consultancy)\b",
+            rf"{S}{A}(?:am|serve|served|have served|work|am serving) in the (?P<value>army|navy|"
+            rf"air force|marines|marine corps|military|coast guard|national guard|police|"
+            rf"police force|fire department)\b",
+            rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
+            rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
+            rf"police force))\b",
+            rf"{S}{A}teach (?:at |in )?(?:a |an |the )?(?P<value>(?:\w+ ){{0,2}}?(?:school|"
+            rf"kindergarten|preschool|grade|college|university|classes))\b",
+            rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
+            rf"fields|land|oil rigs?|construction sites?|building sites?|shifts?|nights|"
+            rf"night shifts?|double shifts?)\b",
+            rf"\bi am in (?P<value>sales|marketing|finance|tech|it|retail|construction|healthcare|"
+            rf"insurance|real estate|banking|law|education|hr|human resources|advertising|"
+            rf"hospitality|nursing|medicine|consulting|accounting|the \w+ (?:industry|business))\b",
+        ),
+        # Side jobs are left out: a second job does not replace the first.
+        skip_if=r"\b(?:also|as well|on the side|side job|side hustle|second job|supplement)\b",
+        reject_values=(
+            r"^(?:(?:my|the|our) )?(?:garden|yard|spare time|free time|evenings?|mornings?|"
+            r"weekends?|nights?|home|myself on|a team|a group|progress)\b"
+        ),
+    ),
+    "residence": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
+            rf"are based|am settled|am staying|now live) (?:(?:with|near) [a-z ]*? )?"
+            rf"(?:in|on|at|near|by|close to|next to|outside of|outside|just outside|is) "
+            rf"(?P<value>[^,;]+)",
+            rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
+            rf"am relocating|moved back|have moved back) (?:back )?(?:from [a-z ]+? )?"
+            rf"(?:to|out to) (?P<value>[^,;]+)",
+            r"\bmy (?:home|house|apartment|flat|place) is (?:now )?in (?P<value>[^,;]+)",
+        ),
+        # idioms ("I live in fear") and moves that are not about a home ("moved to a new team")
+        reject_values=(
+            r"^(?:(?:a|an|the|my|our|new|different|another|other|bigger|smaller) )*(?:fear|hope|"
+            r"denial|moment|present|past|peace|harmony|sin|shame|luxury|comfort|head|own world|"
+            r"bubble|fast lane|poverty|misery|team|role|department|position|job|company|project|"
+            r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
+            r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
+            r"phone|account|tier|course|track|floor)\b"
+        ),
+        value_from=_strip_dwelling,
+    ),
+    "relationship": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:am|have been|was) (?:not |never |very |so |happily |unhappily |"
+            rf"newly |recently |now |currently |still )*(?P<value>married|single|engaged|"
+            rf"divorced|separated|widowed|a widow|a widower|taken|dating(?: someone)?|"
+            rf"in (?:a|an) (?:\w+ ){{0,3}}?relationship|in love|seeing someone)\b",
+            rf"{S}{A}(?:got|am getting|are getting|will be getting|have gotten|am planning on "
+            rf"getting|plan on getting|plan to get|am about to get) (?:a )?(?P<value>married|"
+            rf"engaged|divorced|divorce|separated|hitched)\b",
+            rf"{S}{A}(?P<value>married|divorced|broke up|split up|separated|split from|"
+            rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
+            rf"{S}{A}(?:have|have got|got) (?:a|an) (?:new )?(?P<value>{PARTNER})\b",
+            rf"{S}{A}(?:have|have never|never) (?:had|been in|been) (?:a )?(?:\w+ )?"
+            rf"(?P<value>relationship|married|boyfriend|girlfriend)\b",
+            r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
+            r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
+        ),
+        hints=(
+            rf"\b(?:my|our) (?:(?:lovely|beautiful|wonderful|amazing|loving|current|new|"
+            rf"future) )?(?P<value>(?:(?:ex|late) )?{PARTNER})\b",
+        ),
+    ),
+    "car": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our) "
+            rf"(?P<value>[^,;]+)",
+            rf"\bmy (?:main |primary |only |daily |current |new |first |old |usual |family )?"
+            rf"(?:{VEHICLES}|ride|vehicle|transportation|transport|mode of transportation|"
+            rf"means of transportation|mode of transport|means of transport|daily driver) "
+            rf"(?:is|are) (?P<value>[^,;]+)",
+            rf"{S}{A}(?:own|have|bought|got|purchased|leased|lease|have got|am getting|"
+            rf"have bought|ride|picked up|just picked up|drove home) (?:a|an|my|our|the) "
+            rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
+            rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
+            rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
+            rf"{S}{A}(?:sold|traded in|traded|got rid of|crashed|totaled|totalled|wrecked|"
+            rf"scrapped) (?:a|an|my|our|the) (?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b",
+            rf"{S}{A}(?:do not|never|can not|no longer) (?:drive|own a car|have a car)\b",
+        ),
+        reject_values=(
+            r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
+            r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
+            r"crazy|mad)\b"
+        ),
+    ),
+    "diet": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:am|have been) (?:a |an )?(?:(?:strict|full|fully|mostly|now|still|no "
+            rf"longer|not|proud|lifelong|long time|committed) )*(?P<value>{DIETS})\b",
+            rf"{S}{A}(?:went|turned|became|have become|have gone|am going|switched to being|"
+            rf"decided to go|decided to become|gone) (?:a |an )?(?:full )?(?P<value>{DIETS})\b",
+            rf"{S}{A}(?:do not|no longer|never|can not|stopped|quit|gave up|have stopped|"
+            rf"have given up) (?:eat|eating) (?:any )?(?P<value>meat|animal products|meat or fish|"
+            rf"dairy|red meat)\b",
+            rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
+            rf"diet\b",
+            rf"{S}{A}(?:eat|am eating|started eating|began eating|have started eating|went back to "
+            rf"eating) (?P<value>meat|fish|everything|anything|animal products)\b",
+        ),
+        reject_values=r"^(?:healthy|balanced|good|bad|normal|strict|regular|varied|poor) $",
+    ),
+    "home_type": SlotRule(
+        patterns=(
+            rf"{S}{A}(?:live|am living|have been living|reside) in (?P<value>(?:a|an|the|my|our) "
+            rf"(?:\w+ ){{0,3}}?{DWELLING})\b",
+            rf"{S}{A}(?:got|bought|rent|am renting|rented|own|moved into|have moved into|"
+            rf"purchased|built|have bought|have built) (?:a|an|my|our) (?:own |new |first )*"
+            rf"(?:\w+ ){{0,2}}?(?P<value>{DWELLING_OWNED})\b",
+        ),
+    ),
+    "age": SlotRule(
+        patterns=(
+            rf"\bi (?:am|turned|just turned|will be|will turn|am turning|have turned|recently "
+            rf"turned) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
+            rf"(?P<value>{NUM})(?: years? old| yrs? old| yo| y o| years| yrs)?"
+            rf"(?=$|[,!?;]| (?:and|but|now|today|yesterday|this|next|soon|so|as|since|last|on|in|"
+            rf"at|with|going|turning|myself|already|too|lol|haha|though|recently)\b)",
+            rf"\bi am (?:a|an) (?P<value>{NUM}) (?:years?|yr) old\b",
+            rf"\bmy age is (?P<value>{NUM})\b",
+            r"\bi was born in (?P<value>(?:19|20)\d\d)\b",
+            r"\bi am in my (?P<value>(?:early |mid |late )?(?:twenties|thirties|forties|fifties|"
+            r"sixties|seventies|eighties|nineties|teens|[2-9]0s))\b",
+        ),
+    ),
+    "weight": SlotRule(
+        patterns=(
+            rf"{S}{A}weigh (?:about |around |over |under |nearly |almost )?(?P<value>"
+            rf"(?:{NUM}|\d+) (?:pounds|lbs|lb|kilos|kilograms|kg|stone))\b",
+            r"\bmy weight is (?P<value>[^,;]+)",
+        ),
+    ),
+    "hair": SlotRule(
+        patterns=(
+            rf"{S}{A}have (?:(?:\w+ )?(?:long|short|curly|straight|wavy|thick|thin|medium|"
+            rf"shoulder length|cropped|natural|bleached|dyed) )*(?P<value>{HAIR_COLOURS}) hair\b",
+            rf"\bmy hair is (?:(?:now|currently|naturally|dyed|long|short|\w+ly) )*"
+            rf"(?P<value>{HAIR_COLOURS})\b",
+            rf"\bi am (?:a |an )?(?P<value>blonde?|brunette|redhead|ginger|bald)\b",
+            rf"{S}{A}(?:dyed|coloured|colored|bleached) my hair (?P<value>{HAIR_COLOURS})\b",
+        ),
+    ),
+    "favorite_{cat}": SlotRule(
+        patterns=(
+            r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
+            r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is) "
+            r"(?P<value>[^,;]+)",
+            r"(?P<value>[a-z][a-z ]*?) (?:is|are) (?:probably |definitely |easily |still )?my "
+            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>[a-z]+(?: [a-z]+)?)"
+            r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
+        ),
+    ),
+    "eyes": SlotRule(
+        patterns=(
+            rf"{S}{A}have (?:(?:big|small|bright|dark|light|deep|pale) )*(?P<value>{EYE_COLOURS})"
+            rf" eyes\b",
+            rf"\bmy eyes are (?:(?:\w+ly) )?(?P<value>{EYE_COLOURS})\b",
+        ),
+    ),
+    "height": SlotRule(
+        patterns=(
+            rf"\bi am (?P<value>(?:{NUM}|\d(?:\.\d+)?) (?:feet|foot|ft|meters?|metres?|m|cm)"
+            rf"(?: (?:and )?{NUM} (?:inches|inch|in))?|{NUM}(?: \d{{1,2}})?) tall\b",
+            r"\bmy height is (?P<value>[^,;]+)",
+        ),
+    ),
+    "origin": SlotRule(
+        patterns=(
+            r"\bi am (?:originally )?from (?P<value>[^,;]+)",
+            r"\bi was born (?:and raised )?in (?P<value>(?!\d)[^,;]+)",
+            r"\bi come from (?P<value>[^,;]+)",
+        ),
+        reject_values=r"^(?:a |an )?(?:big |small |large |huge |poor |rich |close )?(?:family|"
+        r"background|generation|line)\b",
+    ),
+    "gender": SlotRule(
+        patterns=(
+            r"\bi am (?:a|an) (?:(?!of\b|with\b|for\b|to\b|and\b|who\b)\w+ ){0,4}?"
+            r"(?P<value>man|woman|boy|girl|male|female|guy|gal|lady|gentleman|dude)\b",
+            r"\bi am (?P<value>male|female|non binary|nonbinary|transgender|trans|a trans \w+)\b",
+            r"\bmy (?:gender|sex) is (?P<value>\w+)",
+        ),
+    ),
+    "name": SlotRule(
+        patterns=(
+            r"\bmy (?:first |full |real )?name is (?P<value>[a-z]+(?: [a-z]+)?)",
+            r"\b(?:call me|people call me|i go by) (?P<value>[a-z]+)\b",
+        ),
+        reject_values=r"^(?:not|a|the|too|hard|easy|long|short|unusual|common|funny|weird)\b",
+    ),
+}
+"""name -> how to recognise it.
+
+The order is a priority: when a text speaks about several slots ("I drive a truck and live in
+the country"), `detect_slot` returns the first listed, and that is the one the memory service
+stores and later finds by. Topics that change often and matter come first (job, residence,
+relationship, car, diet); ones that rarely or never change (name, gender, origin) come last.
+"""
+
+_CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor) of ")
+_CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style)s?$")
+_VAGUE_CATEGORIES = frozenset({"thing", "one", "part", "stuff", "activity to do", "thing to do"})
+
+
+def favorite_category(raw: str) -> str | None:
+    """'kind of movie' -> 'movie', 'colors' -> 'color', 'music genre' -> 'music'.
+
+    Why normalise: "my favorite kind of movie" and "my favorite movie" are the same slot, and
+    "my favorite colors are" is the colour slot too. Vague categories ("thing") are no slot.
+    """
+    cat = _CATEGORY_SUFFIX.sub("", _CATEGORY_PREFIX.sub("", raw.strip()))
+    cat = " ".join(lemma(word) for word in cat.split())
+    if not cat or cat in _VAGUE_CATEGORIES or cat.split()[0] in _VAGUE_CATEGORIES:
+        return None
+    return cat.replace(" ", "_")
+
+
+# --- matching --------------------------------------------------------------------------------
+
+_BOUNDARY_WORDS = re.compile(
+    r"\s+(?:and|but|because|since|so|for good|for now|now|these days|anymore|any more|"
+    r"for (?:\d+|a|an|the|about|over|almost|nearly|many|several|some|most|my|two|three|four|"
+    r"five|ten|\w+ years?)\b|when|while|where|which|who|although|though|after|before|until|"
+    r"with (?:my|our|a|an|the|his|her|their)|to (?![a-z]+ (?:city|state|country)))\b.*$"
+)
+_LEADING_ARTICLES = re.compile(r"^(?:(?:a|an|the|my|our|this|that) )+")
+
+
+def _clean_value(raw: str) -> str:
+    """Trim a captured value to its core: 'a vw golf now and i love it' -> 'vw golf'."""
+    value = raw.strip(" .!?")
+    trimmed = _LEADING_ARTICLES.sub("", _BOUNDARY_WORDS.sub("", value)).strip()
+    if trimmed and trimmed not in {"a", "an", "the", "my", "our", "this", "that"}:
+        return trimmed
+    return _LEADING_ARTICLES.sub("", value).strip()  # "the who": the band, not a boundary
+
+
+@dataclass(frozen=True)
+class SlotMatch:
+    """One slot found in a text: its name, its value if the pattern captured one, whether it was
+    only a hint, and where in the normalised text it started (for ordering)."""
+
+    slot: str
+    value: str | None
+    hint: bool
+    position: int
+
+
+_HINT_SYNONYMS = {"hubby": "husband", "bf": "boyfriend", "gf": "girlfriend", "fiancee": "fiance",
+                  "spouse": "partner", "significant other": "partner"}
+_CLAUSE_BREAK = re.compile(r",|\bbut\b|\band i\b|\bso\b|\bbecause\b")
+_SENTENCE_SPLIT = re.compile(r"[.!?;:\n]+(?:\s+|$)|\s+-\s+")
+
+
+def sentences(norm: str) -> list[tuple[int, str]]:
+    """(offset, sentence) pairs of a normalised text; rules look at one sentence at a time."""
+    out, start = [], 0
+    for match in _SENTENCE_SPLIT.finditer(norm):
+        out.append((start, norm[start : match.start()]))
+        start = match.end()
+    out.append((start, norm[start:]))
+    return [(offset, sent) for offset, sent in out if sent.strip()]
+
+
+def is_wish(sentence: str, start: int) -> bool:
+    """Whether the clause of a normalised `sentence` before position `start` makes what follows
+    a wish or a dream ("I want to live in ...", "when I grow up I want to be ..."). Shared with
+    the conflict rules, which ignore change wording in wishes."""
+    return bool(WISH.search(_CLAUSE_BREAK.split(sentence[:start])[-1]))
+
+
+Gate = frozenset[str] | None  # words one of which a pattern needs (bot.memory.rules.regex_gate)
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    patterns: tuple[tuple[re.Pattern[str], Check | None, Gate], ...]
+    hints: tuple[tuple[re.Pattern[str], Gate], ...]
+    skip: re.Pattern[str] | None
+    reject: re.Pattern[str] | None
+
+
+def _compile(rule: SlotRule) -> _Compiled:
+    patterns = []
+    for p in rule.patterns:
+        source, check = p if isinstance(p, tuple) else (p, None)
+        compiled = re.compile(source)
+        patterns.append((compiled, check, required_literals(compiled)))
+    return _Compiled(
+        patterns=tuple(patterns),
+        hints=tuple((re.compile(hint), required_literals(hint)) for hint in rule.hints),
+        skip=re.compile(rule.skip_if) if rule.skip_if else None,
+        reject=re.compile(rule.reject_values) if rule.reject_values else None,
+    )
+
+
+_COMPILED: dict[str, _Compiled] = {name: _compile(rule) for name, rule in SLOTS.items()}
+
+
+def _match_rule(
+    name: str, rule: SlotRule, norm: str, sents: list[tuple[int, str]] | None = None
+) -> list[SlotMatch]:
+    found: list[SlotMatch] = []
+    compiled = _COMPILED.get(name) or _compile(rule)
+    for offset, sentence in sentences(norm) if sents is None else sents:
+        if compiled.skip is not None and compiled.skip.search(sentence):
+            continue
+        for pattern, check, gate in compiled.patterns:
+            if not may_match(gate, sentence):
+                continue  # a word the pattern needs is missing: it cannot match
+            for match in pattern.finditer(sentence):
+                if is_wish(sentence, match.start()):
+                    continue
+                groups = match.groupdict()
+                value: str | None = groups.get("value")
+                if value is not None:
+                    value = _clean_value(value)
+                    if check is not None and not check(value):
+                        continue
+                    if compiled.reject is not None and compiled.reject.search(value + " "):
+                        continue
+                    if rule.value_from is not None:
+                        value = rule.value_from(value)
+                        if value is None:
+                            continue
+                slot = name
+                if "{cat}" in name:
+                    cat = favorite_category(groups.get("cat") or "")
+                    if cat is None:
+                        continue
+                    slot = name.format(cat=cat)
+                found.append(SlotMatch(slot, value or None, False, offset + match.start()))
+        for hint, gate in compiled.hints:
+            if not may_match(gate, sentence):
+                continue
+            for match in hint.finditer(sentence):
+                if not is_wish(sentence, match.start()):
+                    raw = match.groupdict().get("value")
+                    hint_value = _HINT_SYNONYMS.get(raw, raw) if raw else None
+                    found.append(SlotMatch(name, hint_value, True, offset + match.start()))
+    return found
+
+
+@lru_cache(maxsize=16384)
+def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
+    best: dict[str, SlotMatch] = {}
+    priority: dict[str, int] = {}
+    sents = sentences(norm)
+    for order, (name, rule) in enumerate(SLOTS.items()):
+        for found in _match_rule(name, rule, norm, sents):
+            priority.setdefault(found.slot, order)
+            current = best.get(found.slot)
+            # Prefer an explicit statement over a hint, one that names a value, then the earliest.
+            if current is None or _rank(found) < _rank(current):
+                best[found.slot] = found
+    return tuple(sorted(best.values(), key=lambda m: (m.hint, priority[m.slot], m.position)))
+
+
+def _rank(match: SlotMatch) -> tuple[bool, bool, int]:
+    return (match.hint, match.value is None, match.position)
+
+
+def find_slots(text: str) -> tuple[SlotMatch, ...]:
+    """Every single-value slot that `text` speaks about: explicit statements first, then in
+    `SLOTS` order.
+
+    A sentence can fill two slots ("I drive a big truck and live in the country": car and
+    residence), so this returns all of them; `detect_slot` picks one.
+    """
+    return _find_slots_normalised(normalise(text))
+
+
+def detect_slot(text: str) -> str | None:
+    """The main single-value slot of `text`, or None: an explicit statement before a mere
+    mention, then the first in `SLOTS` order. This is what the memory service stores as
+    Memory.slot and searches by."""
+    found = find_slots(text)
+    return found[0].slot if found else None
+
+
+def slot_value(text: str, slot: str) -> str | None:
+    """The value `text` gives for `slot`, as written ('london', 'vw golf', 'vegan'), or None.
+
+    Useful for the curator and for wording a re-check question ("Do you still live in London?").
+    None when the text does not speak about the slot or names no value ("I quit my job").
+    """
+    for found in find_slots(text):
+        if found.slot == slot:
+            return found.value
+    return None

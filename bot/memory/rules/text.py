@@ -1,0 +1,408 @@
+"""Shared text helpers for the memory rules: normalisation, word tokens, lemmas, content words,
+numbers and names.
+
+Why one module: candidate finding, near-duplicate detection, the conflict rules, recall and the
+curator must agree on what "the same word" means. If each had its own tokeniser, a memory found
+by one part would be invisible to another ("dogs" vs "dog", "I'm" vs "I am", "favourite" vs
+"favorite"). Everything here is a pure function over strings, deterministic and cheap; no
+language model, no downloaded word lists (this machine cannot fetch them).
+
+The API is deliberately small: `normalise`, `tokens`, `lemma`, `lemmas`, `content_words`,
+`numbers`, `names`, and the word lists `STOP_WORDS` and `GENERIC_WORDS`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from bot.memory.rules.regex_gate import may_match, required_literals
+
+__all__ = [
+    "GENERIC_WORDS",
+    "IRREGULAR_FORMS",
+    "STOP_WORDS",
+    "content_words",
+    "lemma",
+    "lemmas",
+    "names",
+    "normalise",
+    "numbers",
+    "tokens",
+]
+
+# --- normalisation ---------------------------------------------------------------------------
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
+_DIGIT_WORD = re.compile(r"(?<=\d)(?=[a-z]{3,})")
+_DASHES = re.compile(r"(?<=[a-z0-9])[-\u2010\u2011\u2012\u2013\u2014/](?=[a-z0-9])")
+
+# Contractions, with and without the apostrophe (chat users often drop it). The bare forms are
+# limited to ones that are not also ordinary words ("well", "were", "its" are left alone).
+_CONTRACTIONS: tuple[tuple[str, str], ...] = (
+    (r"\bwon't\b", "will not"),
+    (r"\bcan't\b", "can not"),
+    (r"\bcannot\b", "can not"),
+    (r"\bain't\b", "is not"),
+    (r"\bshan't\b", "shall not"),
+    (r"n't\b", " not"),
+    (r"\bi'm\b", "i am"),
+    (r"\bim\b", "i am"),
+    (r"\bive\b", "i have"),
+    (r"\bidk\b", "i do not know"),
+    (r"\b(do|does|did|is|are|was|were|have|has|had|would|could|should)nt\b", r"\1 not"),
+    (r"\bcant\b", "can not"),
+    (r"'re\b", " are"),
+    (r"'ve\b", " have"),
+    (r"'ll\b", " will"),
+    (r"'d\b", " would"),
+    (r"\b(he|she|it|that|there|what|who|where|here|how|this)'s\b", r"\1 is"),
+    (r"\bwhats\b", "what is"),
+    (r"\bthats\b", "that is"),
+    (r"'s\b", ""),
+    (r"s'(?=\s|$)", "s"),
+)
+_CONTRACTIONS_COMPILED = tuple((re.compile(p), r, required_literals(p)) for p, r in _CONTRACTIONS)
+_SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=8192)
+def normalise(text: str) -> str:
+    """Lower-case, NFKC, one kind of apostrophe, contractions expanded, hyphens as spaces.
+
+    Why expand contractions: patterns such as "i am a ..." must match "I'm a ..." and "Im a ...",
+    and negation ("don't") must survive as the word "not". Punctuation that ends a sentence or a
+    clause is kept, because rules look at one clause at a time.
+    """
+    out = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
+    out = _DASHES.sub(" ", out)
+    out = _DIGIT_WORD.sub(" ", out)
+    for pattern, replacement, gate in _CONTRACTIONS_COMPILED:
+        if may_match(gate, out):  # most texts hold none of these: skip the scan
+            out = pattern.sub(replacement, out)
+    out = out.replace("'", " ")
+    return _SPACES.sub(" ", out).strip()
+
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+")
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens of the normalised text: runs of letters, and numbers ("1,500", "2.5").
+
+    Digits glued to letters are split ("5cats" -> "5", "cats"; "60years" -> "60", "years"),
+    which is how people type in chat.
+    """
+    return _TOKEN.findall(normalise(text))
+
+
+# --- word lists ------------------------------------------------------------------------------
+
+STOP_WORDS: frozenset[str] = frozenset(
+    """
+    a an the and or but nor so yet if then than that this these those there here
+    i me my mine myself we us our ours ourselves you your yours yourself he him his himself
+    she her hers herself it its itself they them their theirs themselves one ones
+    who whom whose which what when where why how whatever whoever
+    am is are was were be been being do does did doing done have has had having
+    will would shall should can could may might must ought
+    not no nor never neither none
+    of to in on at by for with from into onto about above below over under up down out off
+    through across along around after before during since until till upon within without
+    between among against toward towards via per than as
+    all any both each every few more most other some such only own same
+    too very just also really quite rather still already even ever again always often
+    sometimes usually mostly mainly currently recently lately now today tonight yesterday
+    tomorrow soon then once twice almost nearly enough much many lot lots
+    s t d ll m re ve o y u ur im dont cant
+    hey hi hello hiya yo ok okay yeah yes yep nope oh ah um uh well lol haha anyway anyways
+    whats thats theres
+    something anything everything nothing someone anyone everyone nobody somebody anybody
+    everybody somewhere anywhere everywhere
+    because while though although unless whether
+    get got gets getting go goes going went gone
+    """.split()
+)
+"""Function words: they carry no topic and never make two memories related."""
+
+GENERIC_WORDS: frozenset[str] = frozenset(
+    """
+    like love enjoy prefer adore hate dislike detest loathe fond
+    want wish need hope plan try use make take give put keep let come see look watch
+    know think feel believe say tell find seem become
+    live work play spend start begin
+    thing stuff kind type sort bit way part piece deal
+    time day week month year hour minute moment night weekend
+    favorite favourite best good great nice bad new old big small little huge real whole
+    several various
+    people person guy
+    actually basically definitely probably
+    """.split()
+)
+"""Words that occur in facts of every topic ("I love ...", "my favorite ...", "I live ...").
+
+Sharing one of them says nothing about two memories being about the same thing, so they are
+not keywords. They still count for meaning elsewhere (a restatement must use the same verbs).
+"""
+
+# --- lemmas ----------------------------------------------------------------------------------
+
+_IRREGULAR: dict[str, str] = {
+    # be / have / do
+    "am": "be", "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",
+    "has": "have", "had": "have", "having": "have", "does": "do", "did": "do", "done": "do",
+    # common irregular verbs
+    "bought": "buy", "sold": "sell", "drove": "drive", "driven": "drive", "went": "go",
+    "gone": "go", "got": "get", "gotten": "get", "left": "leave", "ran": "run", "swam": "swim",
+    "ate": "eat", "eaten": "eat", "made": "make", "took": "take", "taken": "take",
+    "gave": "give", "given": "give", "said": "say", "saw": "see", "seen": "see", "met": "meet",
+    "began": "begin", "begun": "begin", "became": "become", "grew": "grow", "grown": "grow",
+    "wrote": "write", "written": "write", "taught": "teach", "thought": "think",
+    "brought": "bring", "caught": "catch", "felt": "feel", "kept": "keep", "lost": "lose",
+    "paid": "pay", "spent": "spend", "won": "win", "sang": "sing", "sung": "sing",
+    "broke": "break", "broken": "break", "knew": "know", "known": "know", "found": "find",
+    "told": "tell", "sat": "sit", "stood": "stand", "understood": "understand", "flew": "fly",
+    "flown": "fly", "rode": "ride", "ridden": "ride", "fell": "fall", "fallen": "fall",
+    "held": "hold", "built": "build", "sent": "send", "lent": "lend", "led": "lead",
+    "fed": "feed", "fought": "fight", "wore": "wear", "worn": "wear", "chose": "choose",
+    "chosen": "choose", "drank": "drink", "drunk": "drink", "slept": "sleep", "woke": "wake",
+    "hid": "hide", "bit": "bite", "lay": "lie", "forgot": "forget",
+    "forgotten": "forget", "quit": "quit", "quitting": "quit", "lives": "live",
+    "changing": "change", "changed": "change", "changes": "change",
+    "travelling": "travel", "travelled": "travel", "traveller": "traveler",
+    "travellers": "traveler",
+    # irregular plurals
+    "children": "child", "kids": "kid", "men": "man", "women": "woman", "people": "person",
+    "wives": "wife", "knives": "knife", "feet": "foot", "teeth": "tooth",
+    "mice": "mouse", "geese": "goose", "leaves": "leaf", "wolves": "wolf", "shelves": "shelf",
+    "halves": "half", "calves": "calf", "loaves": "loaf", "thieves": "thief",
+    "grandchildren": "grandchild", "stepchildren": "stepchild", "fish": "fish",
+    "sheep": "sheep", "deer": "deer", "series": "series", "species": "species",
+    "news": "news", "clothes": "clothes", "glasses": "glasses", "jeans": "jeans",
+    "pants": "pants", "shorts": "shorts", "bus": "bus", "gas": "gas", "yes": "yes",
+    "always": "always", "perhaps": "perhaps", "sometimes": "sometimes", "afterwards": "afterwards",
+    # British spellings, so that "favourite colour" and "favorite color" meet
+    "favourite": "favorite", "favourites": "favorite", "favorites": "favorite",
+    "colour": "color", "colours": "color", "flavour": "flavor", "flavours": "flavor",
+    "neighbour": "neighbor", "neighbours": "neighbor", "theatre": "theater", "centre": "center",
+    "organise": "organize", "organised": "organize", "mum": "mom", "mums": "mom",
+    "grey": "gray", "programme": "program", "programmes": "program", "used": "use",
+    "tomatoes": "tomato", "potatoes": "potato", "heroes": "hero", "echoes": "echo",
+    "mosquitoes": "mosquito", "volcanoes": "volcano",
+    "motorbike": "motorcycle", "motorbikes": "motorcycle",
+}
+
+
+IRREGULAR_FORMS: dict[str, str] = dict(_IRREGULAR)
+"""Word form -> lemma for the forms the suffix rules cannot handle (irregular verbs and plurals,
+British spellings). Read-only; exported so that a search can be given every spelling."""
+
+# Nouns in -ie whose plural is -ies (everything else in -ies comes from -y: cities -> city).
+_IE_NOUNS = frozenset(
+    "movie cookie zombie brownie selfie rookie hoodie smoothie veggie goalie auntie pie tie lie "
+    "die genie hippie newbie foodie techie prairie calorie lingerie birdie bootie cutie "
+    "sweetie freebie indie".split()
+)
+# Words that only look inflected.
+_NOT_INFLECTED = frozenset(
+    """
+    thing nothing something anything everything morning evening during spring string ceiling
+    sibling darling pudding clothing king ring sing bring sting wing swing ping pong
+    need feed seed speed breed weed greed bleed hundred sacred naked wicked kindred bed red shed
+    wed sled bred hatred
+    this his hers yours ours theirs is was has does its us plus bus gas yes
+    always perhaps sometimes lens news series species physics mathematics economics politics
+    athletics gymnastics aerobics ethics
+    """.split()
+)
+_VOWELS = set("aeiou")
+
+
+def _restore_stem(stem: str) -> str:
+    """Undo spelling changes made before -ing / -ed: doubled consonants and a dropped e."""
+    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS | {"l", "s", "z", "f"}:
+        return stem[:-1]  # running -> run, shopping -> shop
+    if stem.endswith(("c", "v", "iz", "yz", "dg", "rg", "ur", "us", "ir", "ag")) or re.search(
+        r"(?:[bcdfgkptz]l|[^aeiou]at|[^aeiou][iu]d)$", stem
+    ):
+        return stem + "e"  # dancing -> dance, moving -> move, cycling -> cycle
+    groups = re.findall(r"[aeiouy]+", stem)
+    if (
+        len(groups) == 1
+        and re.search(r"[^aeiou][aeiou][^aeiouwxy]$", stem)
+        and not re.search(r"(?:ck|ng|sh|ch|th)$", stem)
+    ):
+        return stem + "e"  # hiking -> hike, liked -> like, riding -> ride
+    return stem
+
+
+@lru_cache(maxsize=65536)
+def lemma(word: str) -> str:
+    """A light lemma: plural and verb endings removed, a few irregular forms and British
+    spellings mapped ("dogs" -> "dog", "hiking" -> "hike", "married" -> "marry",
+    "children" -> "child", "favourite" -> "favorite").
+
+    Why not a real lemmatiser: none can be installed here, and the rules only need the forms of
+    one word to meet, not dictionary headwords. Agent nouns keep their ending ("teacher" stays
+    "teacher", not "teach"), because a teacher and teaching are different facts.
+    """
+    w = word.lower()
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if len(w) <= 3 or not w.isalpha() or w in _NOT_INFLECTED:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-1] if w[:-1] in _IE_NOUNS else w[:-3] + "y"
+    if w.endswith("ied") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith("ing") and len(w) > 5:
+        return _restore_stem(w[:-3])
+    if w.endswith("ed") and len(w) > 4 and not w.endswith("eed"):
+        stem = w[:-2]
+        if stem.endswith("e"):
+            return stem
+        return _restore_stem(stem)
+    if w.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return w[:-2]
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def lemmas(text: str) -> frozenset[str]:
+    """Lemmas of every non-stop word of `text` (generic words included, numbers excluded).
+
+    Why keep generic words here: "I live in Paris" and "I visited Paris" share their only
+    keyword, yet say different things; comparisons of meaning need the verbs.
+    """
+    return frozenset(lemma(t) for t in tokens(text) if t not in STOP_WORDS and not t[0].isdigit()
+                     and t not in _NUMBER_WORDS)
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Lemmas of the words that carry the topic: no stop words, no generic words, no numbers.
+
+    These are what make two memories "share meaningful words" (DESIGN.md section 4).
+    """
+    out = set()
+    for tok in tokens(text):
+        if tok in STOP_WORDS or tok in GENERIC_WORDS or tok[0].isdigit() or tok in _NUMBER_WORDS:
+            continue
+        lem = lemma(tok)
+        if lem in STOP_WORDS or lem in GENERIC_WORDS or len(lem) < 2:
+            continue
+        out.add(lem)
+    return frozenset(out)
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORDS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_SCALES) | {"dozen"}
+
+
+def _canonical_number(token: str) -> str:
+    """'1,500' -> '1500', '2.50' -> '2.5', '007' -> '7'."""
+    if "." in token and "," not in token:
+        whole, _, frac = token.partition(".")
+        frac = frac.rstrip("0")
+        return f"{int(whole)}.{frac}" if frac else str(int(whole))
+    return str(int(token.replace(",", "").replace(".", "")))
+
+
+def number_values(toks: list[str]) -> list[tuple[int, int, str]]:
+    """(start index, end index exclusive, canonical value) of every number in a token list.
+
+    Number words are combined ("twenty five" -> 25, "a hundred" -> 100, "a dozen" -> 12).
+    Internal helper shared with the conflict rules, which need positions to find what was
+    counted ("3 kids"); not part of the stable API.
+    """
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        if tok[0].isdigit():
+            out.append((i, i + 1, _canonical_number(tok)))
+            i += 1
+            continue
+        if tok in _NUMBER_WORDS or (tok == "a" and i + 1 < len(toks) and toks[i + 1] in
+                                    ("hundred", "thousand", "dozen")):
+            start, total, current = i, 0, 0
+            seen = False
+            while i < len(toks):
+                word = toks[i]
+                if word in _UNITS:
+                    current += _UNITS[word]
+                elif word in _TENS:
+                    current += _TENS[word]
+                elif word in _SCALES:
+                    current = max(current, 1) * _SCALES[word]
+                    if _SCALES[word] >= 1000:
+                        total, current = total + current, 0
+                elif word == "dozen":
+                    current = max(current, 1) * 12
+                elif word == "a" and not seen:
+                    pass
+                elif word == "and" and seen and i + 1 < len(toks) and (
+                    toks[i + 1] in _UNITS or toks[i + 1] in _TENS
+                ):
+                    pass
+                else:
+                    break
+                seen = seen or word != "a"
+                i += 1
+            if seen:
+                out.append((start, i, str(total + current)))
+            else:
+                i = start + 1
+            continue
+        i += 1
+    return out
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The numbers in `text`, canonical, digits or words alike ("four" and "4" are both "4").
+
+    Why: a new memory that adds or changes a number ("3 kids" after "2 kids") is new
+    information, never a duplicate.
+    """
+    return frozenset(value for _, _, value in number_values(tokens(text)))
+
+
+# --- names -----------------------------------------------------------------------------------
+
+_SENTENCE_START = re.compile(r"(?:^\s*|[.!?:;\n]\s*|[\"(]\s*)$")
+
+
+def names(text: str) -> frozenset[str]:
+    """Proper names in `text`, lower-cased: capitalised words that do not start a sentence, and
+    acronyms anywhere ("VW", "BMW"). "I" is not a name.
+
+    Why only capitalised words: without a tagger, capitals are the one cheap, reliable signal.
+    Lower-case chat ("i drive a bmw") yields no names; the content words still catch the
+    difference there.
+    """
+    out: set[str] = set()
+    for match in re.finditer(r"[A-Za-z][A-Za-z0-9'&]*", unicodedata.normalize("NFKC", text)):
+        word = match.group(0)
+        if not word[0].isupper() or word == "I" or word.startswith("I'"):
+            continue
+        is_acronym = len(word) >= 2 and word.isupper()
+        at_start = bool(_SENTENCE_START.search(text[: match.start()]))
+        if at_start and not is_acronym:
+            continue
+        for tok in tokens(word):
+            if tok not in STOP_WORDS:
+                out.add(tok)
+    return frozenset(out)

@@ -1,0 +1,562 @@
+"""The curator's decisions (pure) and the transaction that applies them (DESIGN.md section 4).
+
+What it does for one person: merges true duplicates, removes junk only when sure, archives
+expired memories. The rule of the curator is the rule of the house: when unsure, keep.
+
+Pure decisions (plain values in, plain values out, table-tested):
+
+* `is_true_duplicate(a, b)`: both current, live, not under a pending question, same stated
+  dates, and each text is a near duplicate of the other by `bot.memory.rules.conflict`'s own test
+  (so neither adds a number, name or content word the other lacks), and every single-value
+  slot either speaks about has the same value in both. "I have 2 kids" / "I have 3 kids" and
+  "I live in London" / "I live in Paris" are never merged. Only the text rules are used here,
+  never embeddings: a cosine of 0.93 is good enough to not store a fact twice, not to retire one.
+* `plan_merges(items)`: groups in which every pair is a true duplicate (no chaining: A~B and
+  B~C does not merge A with C unless A~C). The newest memory of a group survives (it carries
+  the newest source) and takes the highest confidence and importance of the group.
+* `is_junk_by_rule(text)`: only empty or whitespace text. A model may flag more (statements
+  about the assistant); `accept_junk_flag` takes a flag only with probability >= 0.9 *and*
+  when the text plausibly is such a statement by the rules too.
+* `is_expired(item, now)`: importance < 0.1 and no activity for 120 days (activity: created,
+  used in an answer, confirmed, or restored/edited by the person).
+* `fingerprint(items, now)`: what the owner's memories look like (ids and versions) plus which
+  of them are expirable now, so an unchanged person costs one read and no model call, yet a
+  memory crossing the 120-day line is still noticed.
+
+A change the person reverted (an undone merge, a restored archive) is never redone: the
+event log says which curator changes were reverted, per memory and kind.
+
+Transactional part: `read_owner` takes a snapshot, `apply_plan` applies a plan in one
+transaction, re-checking every memory's version (rows locked FOR UPDATE on PostgreSQL), so a
+change the person made in between wins and the stale part of the plan is dropped. Everything it
+changes is one Action (actor "curator", undoable), with 'merged', 'deleted' and
+'auto_archived' events, so /undo reverts a tidy-up like any other change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from bot.memory.writing.changes import void_conflicts_naming
+from bot.memory.rules.conflict import is_near_duplicate
+from bot.storage.models import Action, Conflict, EventKind, Memory, MemoryEvent, Owner, Status, utcnow
+from bot.memory.rules.slots import find_slots, slot_value
+from bot.memory.store import MemoryView, log_event, new_action, snapshot, touch
+from bot.memory.rules.text import names, numbers
+
+ACTOR = "curator"
+EXPIRY_IMPORTANCE = 0.1
+EXPIRY_UNUSED_DAYS = 120
+JUNK_MIN_PROBABILITY = 0.9
+MAX_JUNK_CANDIDATES = 40
+
+# Curator kinds a person can revert, and the kinds of events that mean "reverted".
+_CURATOR_KINDS = (EventKind.MERGED.value, EventKind.AUTO_ARCHIVED.value, EventKind.DELETED.value)
+_REVERTING_KINDS = (EventKind.UNDONE.value, EventKind.RESTORED.value)
+# Person-side events that count as activity for expiry.
+_ACTIVITY_KINDS = (EventKind.RESTORED.value, EventKind.EDITED.value, EventKind.CONFIRMED.value)
+
+
+# --- values ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    """One live memory as the curator sees it."""
+
+    id: int
+    text: str
+    status: str = Status.CURRENT.value
+    archived: bool = False
+    confidence: float = 1.0
+    importance: float = 0.5
+    source: str = "command"
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime | None = None
+    last_used_at: datetime | None = None
+    confirmed_at: datetime | None = None
+    valid_from: date | None = None
+    valid_until: date | None = None
+    version: int = 1
+    in_question: bool = False  # named in a pending conflict question
+    person_touched_at: datetime | None = None  # last restore/edit/confirm by the person
+    reverted: frozenset[str] = frozenset()  # curator event kinds the person reverted on it
+
+
+@dataclass(frozen=True)
+class Merge:
+    keep_id: int
+    merged_ids: tuple[int, ...]
+    confidence: float
+    importance: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    merges: tuple[Merge, ...] = ()
+    remove: tuple[tuple[int, str], ...] = ()  # (id, why)
+    archive: tuple[int, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.merges or self.remove or self.archive)
+
+    def touched_ids(self) -> set[int]:
+        ids = {i for i, _ in self.remove} | set(self.archive)
+        for m in self.merges:
+            ids.add(m.keep_id)
+            ids.update(m.merged_ids)
+        return ids
+
+
+@dataclass(frozen=True)
+class MergeDone:
+    keep_text: str
+    merged_texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TidyReport:
+    """What one run did (or why it did nothing), for the event log and for /tidy."""
+
+    owner_id: int
+    skipped: str | None = None  # "unchanged" | "busy" | None
+    examined: int = 0
+    merged: tuple[MergeDone, ...] = ()
+    removed: tuple[str, ...] = ()
+    archived: tuple[str, ...] = ()
+    stale: int = 0  # parts of the plan dropped because the person changed those memories
+    action_id: str | None = None
+    model_used: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.merged or self.removed or self.archived)
+
+    def summary(self) -> str:
+        """The answer to /tidy."""
+        if self.skipped == "busy":
+            return "A tidy-up of your memories is already running; try again in a minute."
+        if self.skipped == "unchanged":
+            return "Nothing has changed since the last tidy-up, so there was nothing to do."
+        if not self.changed:
+            return (
+                f"I looked through your {self.examined} memories: no duplicates, nothing empty, nothing "
+                "expired. Everything stays as it is."
+            )
+        lines = ["I tidied up your memories:"]
+        for m in self.merged:
+            olds = ", ".join(_q(t) for t in m.merged_texts)
+            lines.append(f"• merged {olds} into {_q(m.keep_text)} (the same fact saved more than once)")
+        for t in self.removed:
+            lines.append(f"• removed {_q(t) if t.strip() else 'an empty memory'}")
+        for t in self.archived:
+            lines.append(f"• archived {_q(t)} (unimportant and unused for {EXPIRY_UNUSED_DAYS} days)")
+        if self.archived or self.merged:
+            lines.append("Archived and merged memories are under /memories archived; /restore brings one back.")
+        lines.append("/undo reverts this tidy-up.")
+        return "\n".join(lines)
+
+
+def _q(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"“{text}”"
+
+
+# --- pure decisions --------------------------------------------------------------------------
+
+
+def _slot_values(text: str) -> dict[str, str | None]:
+    return {found.slot: slot_value(text, found.slot) for found in find_slots(text)}
+
+
+def is_true_duplicate(a: Item, b: Item) -> bool:
+    """Whether two memories state the very same fact, so that keeping one loses nothing."""
+    if a.id == b.id:
+        return False
+    for it in (a, b):
+        if it.archived or it.in_question or it.status != Status.CURRENT.value or not it.text.strip():
+            return False
+        if EventKind.MERGED.value in it.reverted:
+            return False
+    if (a.valid_from, a.valid_until) != (b.valid_from, b.valid_until):
+        return False
+    if numbers(a.text) != numbers(b.text) or names(a.text) != names(b.text):
+        return False
+    if _slot_values(a.text) != _slot_values(b.text):
+        return False
+    return is_near_duplicate(a.text, b.text) and is_near_duplicate(b.text, a.text)
+
+
+def _newest_first(items: Iterable[Item]) -> list[Item]:
+    return sorted(items, key=lambda it: (it.created_at, it.id), reverse=True)
+
+
+def plan_merges(items: Sequence[Item]) -> tuple[Merge, ...]:
+    """Groups of true duplicates (every pair checked), each merged into its newest member."""
+    groups: list[list[Item]] = []
+    for it in sorted(items, key=lambda x: (x.created_at, x.id)):
+        for group in groups:
+            if all(is_true_duplicate(it, other) for other in group):
+                group.append(it)
+                break
+        else:
+            groups.append([it])
+    merges = []
+    for group in groups:
+        if len(group) < 2:
+            continue
+        keep, *rest = _newest_first(group)
+        merges.append(
+            Merge(
+                keep_id=keep.id,
+                merged_ids=tuple(sorted(r.id for r in rest)),
+                confidence=max(g.confidence for g in group),
+                importance=max(g.importance for g in group),
+            )
+        )
+    return tuple(sorted(merges, key=lambda m: m.keep_id))
+
+
+def is_junk_by_rule(text: str) -> bool:
+    """Junk the curator removes without a model: nothing but whitespace."""
+    return not text.strip()
+
+
+_ABOUT_ASSISTANT = re.compile(
+    r"\b(?:you|your|yours|yourself|assistant|bot|chatbot|ai|claude|chatgpt|gpt|language model)\b", re.I
+)
+
+
+def accept_junk_flag(text: str, probability: float | None) -> bool:
+    """Take a model's "this is junk" only when it is sure and the rules agree it can be: the
+    text speaks about the assistant (you, assistant, bot, AI ...) or is empty."""
+    if is_junk_by_rule(text):
+        return True
+    if probability is None or probability < JUNK_MIN_PROBABILITY:
+        return False
+    return bool(_ABOUT_ASSISTANT.search(text))
+
+
+def junk_candidates(items: Sequence[Item], since: datetime | None, limit: int = MAX_JUNK_CANDIDATES) -> list[Item]:
+    """What to show a model: memories new or changed since the last run (all on the first run),
+    not under a question, not already reverted by the person; newest first, at most `limit`."""
+    out = []
+    for it in _newest_first(items):
+        if it.archived or it.in_question or EventKind.DELETED.value in it.reverted or not it.text.strip():
+            continue
+        changed_at = max(it.created_at, it.updated_at or it.created_at)
+        if since is None or changed_at > since:
+            out.append(it)
+    return out[:limit]
+
+
+def last_activity(it: Item) -> datetime:
+    stamps = [it.created_at, it.last_used_at, it.confirmed_at, it.person_touched_at]
+    return max(s for s in stamps if s is not None)
+
+
+def is_expired(
+    it: Item,
+    now: datetime,
+    *,
+    importance_below: float = EXPIRY_IMPORTANCE,
+    unused_days: int = EXPIRY_UNUSED_DAYS,
+) -> bool:
+    """Unimportant and unused for long: archived (reversibly), never deleted. A memory under a
+    pending question, or whose archiving the person reverted before, is kept."""
+    if it.archived or it.in_question or it.status == Status.UNSURE.value:
+        return False
+    if EventKind.AUTO_ARCHIVED.value in it.reverted:
+        return False
+    if it.importance >= importance_below:
+        return False
+    return now - last_activity(it) >= timedelta(days=unused_days)
+
+
+def fingerprint(items: Sequence[Item], now: datetime) -> str:
+    """Changes when any memory is added, changed or deleted, or becomes expirable."""
+    h = hashlib.sha256()
+    for it in sorted(items, key=lambda x: x.id):
+        h.update(f"{it.id}:{it.version};".encode())
+    h.update(b"|")
+    for it in sorted(items, key=lambda x: x.id):
+        if is_expired(it, now):
+            h.update(f"{it.id};".encode())
+    return h.hexdigest()[:32]
+
+
+def decide(items: Sequence[Item], now: datetime, junk_flags: Mapping[int, float] | None = None) -> Plan:
+    """The whole plan for one person. Each memory is touched by at most one decision: junk
+    first, then merges among the rest, then expiry among what is left."""
+    flags = junk_flags or {}
+    remove: list[tuple[int, str]] = []
+    for it in items:
+        if it.archived or EventKind.DELETED.value in it.reverted or it.in_question:
+            continue
+        if is_junk_by_rule(it.text):
+            remove.append((it.id, "empty text"))
+        elif it.id in flags and accept_junk_flag(it.text, flags[it.id]):
+            remove.append((it.id, "a statement about the assistant, not about you"))
+    removed = {i for i, _ in remove}
+    rest = [it for it in items if it.id not in removed]
+    merges = plan_merges(rest)
+    merged = {i for m in merges for i in (m.keep_id, *m.merged_ids)}
+    archive = tuple(sorted(it.id for it in rest if it.id not in merged and is_expired(it, now)))
+    return Plan(merges=merges, remove=tuple(sorted(remove)), archive=archive)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OwnerSnapshot:
+    owner_id: int
+    items: tuple[Item, ...]
+    stored_fingerprint: str | None
+    ran_at: datetime | None
+
+
+def _pending_question_ids(s: Session, owner_id: int) -> set[int]:
+    ids: set[int] = set()
+    for c in s.exec(select(Conflict).where(Conflict.owner_id == owner_id, Conflict.status == "pending")):
+        ids.add(c.new_memory_id)
+        ids.update(int(i) for i in json.loads(c.old_ids_json))
+    return ids
+
+
+def _event_facts(s: Session, owner_id: int) -> tuple[dict[int, set[str]], dict[int, datetime]]:
+    """Per memory: which curator changes the person reverted, and their last own activity."""
+    rows = s.exec(
+        select(MemoryEvent.memory_id, MemoryEvent.kind, MemoryEvent.actor, MemoryEvent.created_at)
+        .where(
+            MemoryEvent.owner_id == owner_id,
+            MemoryEvent.memory_id.is_not(None),  # type: ignore[union-attr]
+            MemoryEvent.kind.in_(_CURATOR_KINDS + _REVERTING_KINDS + _ACTIVITY_KINDS),  # type: ignore[attr-defined]
+        )
+        .order_by(MemoryEvent.id)  # type: ignore[arg-type]
+    ).all()
+    pending: dict[int, set[str]] = {}
+    reverted: dict[int, set[str]] = {}
+    touched: dict[int, datetime] = {}
+    for memory_id, kind, actor, at in rows:
+        if actor == ACTOR and kind in _CURATOR_KINDS:
+            pending.setdefault(memory_id, set()).add(kind)
+        elif kind in _REVERTING_KINDS and actor not in (ACTOR, "assistant"):
+            reverted.setdefault(memory_id, set()).update(pending.pop(memory_id, set()))
+        if kind in _ACTIVITY_KINDS and actor not in (ACTOR, "assistant"):
+            touched[memory_id] = max(at, touched.get(memory_id, at))
+    return reverted, touched
+
+
+def _item(m: Memory, questioned: set[int], reverted: dict[int, set[str]], touched: dict[int, datetime]) -> Item:
+    assert m.id is not None
+    return Item(
+        id=m.id,
+        text=m.text,
+        status=m.status,
+        archived=m.archived,
+        confidence=m.confidence,
+        importance=m.importance,
+        source=m.source,
+        created_at=m.created_at,
+        updated_at=m.updated_at,
+        last_used_at=m.last_used_at,
+        confirmed_at=m.confirmed_at,
+        valid_from=m.valid_from,
+        valid_until=m.valid_until,
+        version=m.version,
+        in_question=m.id in questioned,
+        person_touched_at=touched.get(m.id),
+        reverted=frozenset(reverted.get(m.id, ())),
+    )
+
+
+def read_owner(s: Session, owner_id: int) -> OwnerSnapshot:
+    """Every live (not deleted) memory of one owner as Items, with what the log says."""
+    owner = s.get(Owner, owner_id)
+    if owner is None:
+        raise LookupError(f"no owner {owner_id}")
+    rows = s.exec(
+        select(Memory).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None)).order_by(Memory.id)  # type: ignore[union-attr,arg-type]
+    ).all()
+    questioned = _pending_question_ids(s, owner_id)
+    reverted, touched = _event_facts(s, owner_id)
+    items = tuple(_item(m, questioned, reverted, touched) for m in rows)
+    return OwnerSnapshot(owner_id, items, owner.curator_fingerprint, owner.curator_ran_at)
+
+
+def owners_with_memories(s: Session) -> list[int]:
+    rows = s.exec(select(Memory.owner_id).where(Memory.deleted_at.is_(None)).distinct()).all()  # type: ignore[union-attr]
+    return sorted(int(r) for r in rows)
+
+
+def owners_due_by_count(s: Session, every_n: int) -> list[int]:
+    """Owners with at least `every_n` memories created since their last tidy-up."""
+    stmt = (
+        select(Memory.owner_id, func.count(Memory.id))  # type: ignore[arg-type]
+        .join(Owner, Owner.id == Memory.owner_id)  # type: ignore[arg-type]
+        .where(
+            Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+            (Owner.curator_ran_at.is_(None)) | (Memory.created_at > Owner.curator_ran_at),  # type: ignore[union-attr,operator]
+        )
+        .group_by(Memory.owner_id)
+        .having(func.count(Memory.id) >= every_n)  # type: ignore[arg-type]
+    )
+    return sorted(int(owner_id) for owner_id, _ in s.exec(stmt).all())
+
+
+# --- applying --------------------------------------------------------------------------------
+
+
+def _summary(report_merges: int, removed: int, archived: int) -> str:
+    parts = []
+    if report_merges:
+        parts.append(f"{report_merges} merge{'s' if report_merges != 1 else ''}")
+    if removed:
+        parts.append(f"{removed} removed")
+    if archived:
+        parts.append(f"{archived} archived")
+    return f"the tidy-up ({', '.join(parts)})"
+
+
+def apply_plan(
+    s: Session,
+    owner_id: int,
+    plan: Plan,
+    versions: Mapping[int, int],
+    now: datetime,
+    *,
+    examined: int = 0,
+    model_used: bool = False,
+    complete: bool = True,
+) -> TidyReport:
+    """Apply `plan` in this transaction. A memory whose version is no longer the one the plan
+    was made from (the person changed it meanwhile) drops the decisions that involve it.
+
+    `complete=False` (a wanted model check did not answer) records the run but not the
+    fingerprint, so the next run looks again instead of skipping."""
+    ids = sorted(plan.touched_ids())
+    rows: dict[int, Memory] = {}
+    if ids:
+        stmt = select(Memory).where(Memory.owner_id == owner_id, Memory.id.in_(ids)).with_for_update()  # type: ignore[union-attr]
+        rows = {m.id: m for m in s.exec(stmt) if m.id is not None}
+
+    def fresh(mid: int) -> Memory | None:
+        m = rows.get(mid)
+        if m is None or m.deleted_at is not None or m.version != versions.get(mid):
+            return None
+        return m
+
+    action: Action | None = None
+
+    def the_action() -> Action:
+        nonlocal action
+        if action is None:
+            action = new_action(s, owner_id, "tidy", "the tidy-up", actor=ACTOR, undoable=True)
+        return action
+
+    stale = 0
+    removed: list[str] = []
+    for mid, why in plan.remove:
+        m = fresh(mid)
+        if m is None:
+            stale += 1
+            continue
+        before = snapshot(m)
+        m.deleted_at = now
+        touch(m)
+        s.add(m)
+        log_event(s, the_action(), m, EventKind.DELETED, before, actor=ACTOR, note=why)
+        void_conflicts_naming(s, owner_id, m.id)
+        removed.append(m.text)
+
+    merged: list[MergeDone] = []
+    for plan_merge in plan.merges:
+        keep = fresh(plan_merge.keep_id)
+        losers = [fresh(i) for i in plan_merge.merged_ids]
+        if keep is None or any(x is None for x in losers):
+            stale += 1
+            continue
+        act = the_action()
+        before = snapshot(keep)
+        keep.confidence = max(keep.confidence, plan_merge.confidence)
+        keep.importance = max(keep.importance, plan_merge.importance)
+        used = [x.last_used_at for x in (keep, *losers) if x is not None and x.last_used_at is not None]
+        if used:
+            keep.last_used_at = max(used)
+        touch(keep)
+        s.add(keep)
+        log_event(
+            s, act, keep, EventKind.MERGED, before, actor=ACTOR,
+            note="kept; merged " + ", ".join(f"#{i}" for i in plan_merge.merged_ids),
+        )
+        texts = []
+        for loser in losers:
+            assert loser is not None
+            before = snapshot(loser)
+            loser.archived = True
+            loser.replaced_by = keep.id
+            touch(loser)
+            s.add(loser)
+            log_event(s, act, loser, EventKind.MERGED, before, actor=ACTOR, note=f"merged into #{keep.id}")
+            texts.append(loser.text)
+        merged.append(MergeDone(keep.text, tuple(texts)))
+
+    archived: list[str] = []
+    for mid in plan.archive:
+        m = fresh(mid)
+        if m is None:
+            stale += 1
+            continue
+        before = snapshot(m)
+        m.archived = True
+        touch(m)
+        s.add(m)
+        log_event(
+            s, the_action(), m, EventKind.AUTO_ARCHIVED, before, actor=ACTOR,
+            note=f"importance below {EXPIRY_IMPORTANCE} and unused for {EXPIRY_UNUSED_DAYS} days",
+        )
+        archived.append(m.text)
+
+    if action is not None:
+        action.summary = _summary(len(merged), len(removed), len(archived))
+        s.add(action)
+    s.flush()
+    after = read_owner(s, owner_id)
+    owner = s.get(Owner, owner_id)
+    assert owner is not None
+    owner.curator_fingerprint = fingerprint(after.items, now) if complete and not stale else None
+    owner.curator_ran_at = now
+    owner.memories_since_tidy = 0
+    s.add(owner)
+    return TidyReport(
+        owner_id=owner_id,
+        examined=examined,
+        merged=tuple(merged),
+        removed=tuple(removed),
+        archived=tuple(archived),
+        stale=stale,
+        action_id=action.id if action is not None else None,
+        model_used=model_used,
+    )
+
+
+def views(s: Session, owner_id: int, ids: Iterable[int]) -> list[MemoryView]:
+    """Detached views of some memories of one owner (for tests and reports)."""
+    out = []
+    for mid in ids:
+        m = s.get(Memory, mid)
+        if m is not None and m.owner_id == owner_id:
+            out.append(MemoryView.of(m))
+    return out

@@ -1,0 +1,165 @@
+"""Conflict questions: reading them, settling them with one of the four answers.
+
+The four answers (DESIGN.md "Asking"): Keep both; Mark older as past (recommended: the old
+fact becomes historical, linked to the new one); Replace older (old deleted); Discard newer
+(new deleted). Each is one action, so Undo puts the question back exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from bot.memory.writing.changes import still_questioned
+from bot.storage.models import Conflict, EventKind, Status, utcnow
+from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+
+
+class Choice(StrEnum):
+    KEEP = "keep"
+    PAST = "past"
+    REPLACE = "replace"
+    DISCARD = "discard"
+
+
+CHOICE_LABELS: dict[Choice, str] = {
+    Choice.KEEP: "Keep both",
+    Choice.PAST: "Mark older as past (recommended)",
+    Choice.REPLACE: "Replace older",
+    Choice.DISCARD: "Discard newer",
+}
+
+
+@dataclass(frozen=True)
+class ConflictView:
+    id: int
+    status: str
+    resolution: str | None
+    new: MemoryView | None
+    olds: tuple[MemoryView, ...]
+    reasons: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Settled:
+    view: ConflictView
+    action_id: str
+    choice: Choice
+
+
+def _view(s: Session, c: Conflict) -> ConflictView:
+    assert c.id is not None
+    new = get_memory(s, c.owner_id, c.new_memory_id, include_deleted=True)
+    olds = []
+    for oid in json.loads(c.old_ids_json):
+        m = get_memory(s, c.owner_id, oid, include_deleted=True)
+        if m is not None:
+            olds.append(MemoryView.of(m))
+    reasons_raw = json.loads(c.reason_json or "{}")
+    reasons = {int(k): str(v.get("reason", "")) for k, v in reasons_raw.items() if isinstance(v, dict)}
+    return ConflictView(
+        id=c.id,
+        status=c.status,
+        resolution=c.resolution,
+        new=MemoryView.of(new) if new is not None else None,
+        olds=tuple(olds),
+        reasons=reasons,
+    )
+
+
+def get_conflict(s: Session, owner_id: int, conflict_id: int) -> ConflictView | None:
+    c = s.get(Conflict, conflict_id)
+    if c is None or c.owner_id != owner_id:
+        return None
+    return _view(s, c)
+
+
+def pending(s: Session, owner_id: int) -> list[ConflictView]:
+    rows = s.exec(
+        select(Conflict).where(Conflict.owner_id == owner_id, Conflict.status == "pending").order_by(Conflict.id)  # type: ignore[arg-type]
+    )
+    return [_view(s, c) for c in rows]
+
+
+def record_shown(s: Session, owner_id: int, conflict_id: int, platform: str, chat_id: str, message_id: str | None) -> None:
+    c = s.get(Conflict, conflict_id)
+    if c is None or c.owner_id != owner_id:
+        return
+    c.shown_platform, c.shown_chat_id, c.shown_message_id = platform, chat_id, message_id
+    s.add(c)
+
+
+def _already(c: Conflict) -> str:
+    if c.status == "void":
+        return "That question no longer applies (one of its facts was changed or deleted)."
+    done = CHOICE_LABELS.get(Choice(c.resolution), c.resolution) if c.resolution in Choice._value2member_map_ else c.status
+    return f"That question was already settled ({done})."
+
+
+def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Settled | str:
+    """Apply an answer in one transaction; returns why not (a sentence) when it cannot apply."""
+    c = s.get(Conflict, conflict_id)
+    if c is None or c.owner_id != owner_id:
+        return "That question no longer exists."
+    if c.status != "pending":
+        return _already(c)
+    new = get_memory(s, owner_id, c.new_memory_id)
+    if new is None:
+        s.refresh(c)  # "Discard newer" given elsewhere a moment ago deletes it: say that instead
+        if c.status != "pending":
+            return _already(c)
+        return "The new fact of that question is gone, so there is nothing to settle."
+    # Claim the question before changing anything: one conditional UPDATE, so that of two
+    # answers given at the same moment (two processes, two devices) exactly one applies. It takes
+    # the row lock (PostgreSQL) or the write lock (SQLite) first; the loser waits, then matches
+    # no row and is told the question was already settled.
+    now = utcnow()
+    claimed = s.execute(
+        update(Conflict)
+        .where(Conflict.id == c.id, Conflict.owner_id == owner_id, Conflict.status == "pending")  # type: ignore[arg-type]
+        .values(status="settled", resolution=choice.value, settled_at=now)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if claimed != 1:
+        s.refresh(c)
+        return _already(c)
+    label = CHOICE_LABELS[choice].replace(" (recommended)", "")
+    action = new_action(s, owner_id, f"resolve_{choice.value}", f"your answer “{label}” about “{new.text[:80]}”")
+    action.conflict_id = c.id
+    action.conflict_status_before = "pending"
+    s.add(action)
+    for oid in json.loads(c.old_ids_json):
+        old = get_memory(s, owner_id, oid)
+        if old is None:
+            continue
+        before = snapshot(old)
+        if choice is Choice.PAST:
+            old.status = Status.HISTORICAL.value
+            old.replaced_by = new.id
+            kind, note = EventKind.MARKED_PAST, f"replaced by #{new.id}"
+        elif choice is Choice.REPLACE:
+            old.deleted_at = now
+            kind, note = EventKind.DELETED, f"replaced by #{new.id}"
+        else:  # keep both / discard newer: the old fact is current again unless another question holds it
+            if old.status == Status.UNSURE.value and not still_questioned(s, owner_id, oid, c.id):
+                old.status = Status.CURRENT.value
+            kind, note = EventKind.RESTORED, "kept" if choice is Choice.KEEP else "newer discarded"
+        touch(old)
+        s.add(old)
+        log_event(s, action, old, kind, before, note=note)
+    if choice is Choice.DISCARD:
+        before = snapshot(new)
+        new.deleted_at = now
+        touch(new)
+        s.add(new)
+        log_event(s, action, new, EventKind.DELETED, before, note="discarded as newer")
+    c.status = "settled"
+    c.resolution = choice.value
+    c.settled_at = now
+    s.add(c)
+    s.flush()
+    return Settled(_view(s, c), action.id, choice)

@@ -1,0 +1,170 @@
+"""Time zones and how times read to a person: resolving what people type into an IANA zone,
+converting wall-clock times, and the words for dates, delays and durations."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date, datetime, time, timezone
+from functools import lru_cache
+from zoneinfo import ZoneInfo, available_timezones
+
+from bot.when.vocabulary import MONTH_NAMES, WEEKDAY_NAMES
+
+UTC = timezone.utc
+
+# Files some systems keep beside the zones; they are not zones a person can live in, and
+# "localtime" means whatever the server happens to be set to.
+_NOT_ZONES = frozenset({"localtime", "posixrules", "Factory"})
+
+
+@lru_cache(maxsize=1)
+def _zone_names() -> frozenset[str]:
+    return frozenset(
+        n for n in available_timezones()
+        if n not in _NOT_ZONES and not n.startswith(("posix/", "right/"))
+    )
+
+
+def is_valid_timezone(name: str) -> bool:
+    """Whether ``name`` is an IANA zone key exactly as the tz database spells it.
+
+    Checked against the list rather than by constructing ``ZoneInfo``, which would also accept
+    file paths such as "localtime" that mean different things on different machines.
+    """
+    return isinstance(name, str) and name in _zone_names()
+
+
+_REGIONS = frozenset(
+    {"Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia", "Europe",
+     "Indian", "Pacific"}
+)
+_UTC_WORDS = frozenset({"utc", "gmt", "z", "zulu", "universal", "coordinated universal time"})
+
+
+def _fold_name(text: str) -> str:
+    """Case, accents, spaces and hyphens folded, so "são paulo" meets "America/Sao_Paulo"."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[\s_\-]+", "_", plain.strip().lower())
+
+
+@lru_cache(maxsize=1)
+def _lookup_tables() -> tuple[dict[str, str], dict[str, list[str]]]:
+    exact = {name.lower(): name for name in _zone_names()}
+    by_city: dict[str, list[str]] = {}
+    for name in _zone_names():
+        parts = name.split("/")
+        if len(parts) >= 2 and parts[0] in _REGIONS:
+            by_city.setdefault(_fold_name(parts[-1]), []).append(name)
+    return exact, by_city
+
+
+def resolve_timezone(text: str) -> str | None:
+    """Turn what a person typed into an IANA zone name, or None if it is not one.
+
+    Accepts IANA names in any case ("europe/paris"), "UTC"/"GMT", and a city that is the last
+    part of a zone name ("Paris", "new york", "São Paulo") found by searching the tz database,
+    not a hand-made list. Refuses offsets such as "GMT+2" (they ignore daylight saving and, in
+    the tz database's Etc/ spelling, have the opposite sign) and bare abbreviations such as
+    "EST" (a fixed -05:00 that is wrong for New York all summer). When a city matches several
+    names (old links like "Asia/Calcutta" are kept too), the most specific name wins.
+    """
+    if not isinstance(text, str):
+        return None
+    cleaned = " ".join(text.split())
+    if not cleaned:
+        return None
+    if cleaned.lower() in _UTC_WORDS:
+        return "UTC"
+    exact, by_city = _lookup_tables()
+    if "/" in cleaned:
+        return exact.get(cleaned.replace(" ", "_").lower())
+    matches = by_city.get(_fold_name(cleaned))
+    if not matches:
+        return None
+    return sorted(matches, key=lambda n: (-n.count("/"), n))[0]
+
+
+@lru_cache(maxsize=128)
+def zone(tz: str) -> ZoneInfo:
+    if not is_valid_timezone(tz):
+        raise ValueError(f"unknown time zone: {tz!r}")
+    return ZoneInfo(tz)
+
+
+def as_utc(dt: datetime) -> datetime:
+    """Naive datetimes come from the database, which stores UTC."""
+    if dt.tzinfo is None:
+        return dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
+
+
+def local_to_utc(day: date, at: time, zone: ZoneInfo) -> datetime:
+    # fold=0: a skipped time is read with the offset before the change (so it lands later by
+    # the gap), a repeated time is the first of the two.
+    return datetime.combine(day, at).replace(tzinfo=zone, fold=0).astimezone(UTC)
+
+
+def human_date(local: datetime | date) -> str:
+    return f"{WEEKDAY_NAMES[local.weekday()]} {local.day} {MONTH_NAMES[local.month - 1]} {local.year}"
+
+
+def format_local(dt_utc: datetime, tz: str) -> str:
+    """A UTC instant as the person's wall clock: "Monday 30 November 2026 at 09:00 (Europe/Paris)".
+
+    Written out in full (weekday, day, month name, year, 24-hour time, zone) so that it cannot
+    be misread as day/month or month/day, and independent of the process locale.
+    """
+    local = as_utc(dt_utc).astimezone(zone(tz))
+    return f"{human_date(local)} at {local:%H:%M} ({tz})"
+
+
+def plural(n: int, unit: str) -> str:
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
+
+
+def duration_words(seconds: int) -> str:
+    parts = []
+    rest = int(seconds)
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        n, rest = divmod(rest, size)
+        if n:
+            parts.append(plural(n, unit))
+    if parts == ["1 hour"]:
+        return "hour"
+    if parts == ["1 minute"]:
+        return "minute"
+    return " ".join(parts) if parts else "0 seconds"
+
+
+def format_delay(seconds: float) -> str:
+    """How late a reminder is, in the two largest units: "2 hours 5 minutes late".
+
+    Rounded down, because "1 hour late" for 1 h 59 min is the honest lower bound; anything under
+    a minute is just "less than a minute late", and no delay at all is "on time".
+    """
+    total = int(seconds)
+    if total <= 0:
+        return "on time"
+    if total < 60:
+        return "less than a minute late"
+    parts = []
+    rest = total
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        n, rest = divmod(rest, size)
+        if n:
+            parts.append(plural(n, unit))
+    return " ".join(parts[:2]) + " late"
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def and_list(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
