@@ -270,7 +270,7 @@ async def test_a_click_by_another_member_is_refused_privately_and_changes_nothin
         owner = await bot.core.memory.owner_for("discord", str(alice.id), create=False)
         [(conflict_id,)] = bot.rows("SELECT id FROM conflict WHERE owner_id = :o", o=owner)
         turn = Turn(owner_id=owner, platform="discord", chat=ChatRef("discord", str(general)), is_group=False, user_id=str(alice.id))
-        out = await conflict_message(bot.core.core, turn, conflict_id)
+        out = await conflict_message(bot.core, turn, conflict_id)
         assert out is not None
         pushed_id = await bot.core.push(ChatRef("discord", str(general)), out)
         shown = server.message(pushed_id)

@@ -27,6 +27,7 @@ from sqlalchemy import text as sql
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session
 
+from bot.app import build_app
 from bot.core.core import Core
 from bot.events import ButtonPress, Incoming, Outgoing
 from bot.storage.db import ConcurrentUpdate, Database
@@ -99,7 +100,7 @@ async def pair(db_backend: tuple[str, str | None]) -> AsyncIterator[Pair]:
     url, schema = db_backend
     settings = make_settings(database_url=url)
     dbs = (Database(url, pg_schema=schema), Database(url, pg_schema=schema))
-    cores = tuple(Core(settings=settings, memory=MemoryService(db, settings)) for db in dbs)
+    cores = tuple(build_app(settings, db=db, embedder=None, with_model=False).core for db in dbs)
     try:
         yield Pair(dbs, cores)  # type: ignore[arg-type]
     finally:

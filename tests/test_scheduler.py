@@ -17,6 +17,7 @@ from bot.events import ButtonPress, ChatRef
 from bot.storage.models import Memory, Reminder, utcnow
 from bot.features.tidy import purge_deleted
 from bot.storage.reminders import cancel_row, insert
+from bot.storage import reminders as rows_db
 from scheduler import delivery
 from tests.conftest import make_settings
 from tests.test_scheduler_support import Clock, RecordingSender, button, make_app, msg, other_database, wait_for
@@ -241,14 +242,14 @@ def test_the_claim_is_one_conditional_update_that_only_one_holder_wins(database)
         oid = ensure_owner(s, "console", "u1")
         rid = insert(s, oid, ChatRef("console", "u1", "u1"), "x", now - timedelta(seconds=1), "UTC", None).id
     with database.session() as s:
-        assert delivery.claim(s, rid, "A", now, 0) is not None
+        assert rows_db.claim(s, rid, "A", now, 0) is not None
     with database.session() as s:
-        assert delivery.claim(s, rid, "B", now, 0) is None
+        assert rows_db.claim(s, rid, "B", now, 0) is None
     # a cancel while A is sending wins: A's mark finds nothing to mark
     with database.session() as s:
         assert cancel_row(s, oid, rid)[0] is True
     with database.session() as s:
-        assert delivery.mark_sent(s, rid, "A", now, None) is False
+        assert rows_db.mark_sent(s, rid, "A", now, None) is False
         assert s.get(Reminder, rid).state == "cancelled"
 
 

@@ -25,8 +25,7 @@ from bot.core.buttons import Buttons, ClaimStatus
 from bot.core.router import Router
 from bot.core.turn import DEFAULT_PAGING, PAGING, Paging, Turn, storable, storable_text
 from bot.events import ButtonPress, ChatRef, Incoming, Outbox, Outgoing
-from bot.memory.service import MemoryService
-from bot.storage.db import StorageError
+from bot.memory import MemoryService, StorageError
 
 log = logging.getLogger(__name__)
 

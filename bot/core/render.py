@@ -10,10 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.memory.listing import History
+from bot.memory import Choice, ConflictView, History, MemoryView
 from bot.storage.models import Status
-from bot.memory.writing.settle import Choice, ConflictView
-from bot.memory.store import MemoryView
 
 STATUS_HEADINGS = {
     Status.CURRENT.value: "Current",

@@ -37,7 +37,7 @@ from bot.events import ButtonPress, ChatRef, Outgoing
 from bot.core.buttons import ButtonSpec, Claim
 from bot.storage.db import Database
 from bot.storage.models import Conflict, EventKind, Identity, Memory, MessageLog, Owner, Status, utcnow
-from bot.memory.service import MemoryService
+from bot.memory import MemoryService
 from bot.memory.rules.slots import detect_slot, slot_value
 from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
 from bot.core.core import Core

@@ -56,7 +56,7 @@ from bot.when.zones import (
     human_date,
     local_to_utc,
     ordinal,
-    zone,
+    zone_info,
 )
 
 UTC = timezone.utc
@@ -680,7 +680,7 @@ def _explicit_date(value: tuple, today: date,
 
 
 def _resolve(spec: _Spec, what: str, now: datetime, tz: str) -> ReminderRequest | ParseProblem:
-    zone = zone(tz)
+    zone = zone_info(tz)
     now_local = now.astimezone(zone)
     today = now_local.date()
     if spec.conflict:
@@ -882,7 +882,7 @@ def _dateparser_split(text: str, now: datetime, tz: str) -> tuple[datetime, str,
         from dateparser.date import DateDataParser
     except ImportError:  # pragma: no cover - dateparser is a declared dependency
         return None
-    zone = zone(tz)
+    zone = zone_info(tz)
     base = now.astimezone(zone).replace(tzinfo=None, second=0, microsecond=0)
     shift = timedelta(minutes=37) if base.hour < 12 else -timedelta(minutes=37)
     words = list(_WORD_START.finditer(text))
@@ -927,7 +927,7 @@ def parse_reminder(text: str, tz: str, now: datetime) -> ReminderRequest | Parse
     (``ValueError`` otherwise: it comes from settings, not from the person). Everything the
     person could get wrong comes back as a ``ParseProblem`` with a question.
     """
-    zone(tz)
+    zone_info(tz)
     now_utc = as_utc(now)
     text = (text or "").strip()
     if not re.search(r"\w", text):

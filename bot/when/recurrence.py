@@ -9,7 +9,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 from bot.when.vocabulary import WEEKDAY_CODES, WEEKDAY_NAMES
-from bot.when.zones import and_list, as_utc, duration_words, local_to_utc, ordinal, zone
+from bot.when.zones import and_list, as_utc, duration_words, local_to_utc, ordinal, zone_info
 
 #: Longest repeat interval: beyond this a repetition is not a reminder any more.
 MAX_REPEAT_DAYS = 3660
@@ -135,7 +135,7 @@ class Recurrence:
         stays at 08:00 local whatever the UTC offset does. For ``interval`` and ``days`` pass
         the previous due time: the result is one interval after it.
         """
-        zone = zone(tz)
+        zone = zone_info(tz)
         after = as_utc(after_utc)
         if self.kind == "interval":
             assert self.seconds is not None

@@ -86,7 +86,7 @@ def resolve_timezone(text: str) -> str | None:
 
 
 @lru_cache(maxsize=128)
-def zone(tz: str) -> ZoneInfo:
+def zone_info(tz: str) -> ZoneInfo:
     if not is_valid_timezone(tz):
         raise ValueError(f"unknown time zone: {tz!r}")
     return ZoneInfo(tz)
@@ -115,7 +115,7 @@ def format_local(dt_utc: datetime, tz: str) -> str:
     Written out in full (weekday, day, month name, year, 24-hour time, zone) so that it cannot
     be misread as day/month or month/day, and independent of the process locale.
     """
-    local = as_utc(dt_utc).astimezone(zone(tz))
+    local = as_utc(dt_utc).astimezone(zone_info(tz))
     return f"{human_date(local)} at {local:%H:%M} ({tz})"
 
 

@@ -17,7 +17,7 @@ from bot.core.replies import reply
 from bot.core.turn import Turn
 from bot.events import Incoming, Outgoing
 from bot.features.episodes import Extras
-from bot.memory.recall.pipeline import Recalled
+from bot.memory import Recalled
 from bot.storage.db import Database, StorageError
 from bot.storage.models import Owner
 
