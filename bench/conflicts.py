@@ -7,7 +7,7 @@ the pure rules (`rules_nominate`, used by the tests) and the real memory service
 `nominates` callable and prints.
 
 Data: JSON lines with at least `old`, `new`, `label` ("nominate" | "keep") and `kind`
-(shared/data/README.md describes the conflict-pairs file).
+(bench/data/README.md describes the conflict-pairs file).
 """
 
 from __future__ import annotations

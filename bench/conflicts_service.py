@@ -16,11 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.data import shared_data
+from bench.datasets import data_file
 from bench.conflicts import PairsError, evaluate, format_table, load_pairs
 from bot.config import Settings
 
-DEFAULT_DATA = shared_data("conflict_pairs_dev.jsonl")
+DEFAULT_DATA = data_file("conflict_pairs_dev.jsonl")
 
 
 async def service_decisions(pairs: list[dict[str, Any]], settings: Settings) -> dict[tuple[str, str], bool]:

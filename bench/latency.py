@@ -39,7 +39,6 @@ import json
 import logging
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -50,10 +49,11 @@ from typing import Any
 
 import numpy as np
 
+from bench.datasets import cache_dir
 from bot.config import Settings
 
 DEFAULT_SIZES = "1000,10000,100000"
-DEFAULT_CACHE = "/tmp/bench-latency-vectors"
+DEFAULT_CACHE = str(cache_dir("bench-latency-vectors"))
 LOAD_BATCH = 1000
 PASS = 50  # questions per timing pass
 TOP = 20

@@ -32,7 +32,6 @@ import os
 import pstats
 import random
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -44,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import Settings
+
+REPO = Path(__file__).resolve().parents[1]
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 KINDS = ("save", "list", "search", "chat")
@@ -388,7 +389,7 @@ def top_functions(profiles: list[cProfile.Profile], limit: int = 15, by: str = "
 
 
 def _short_path(filename: str) -> str:
-    for marker in ("site-packages/", "/work/main/", os.getcwd() + "/"):
+    for marker in ("site-packages/", str(REPO) + "/", os.getcwd() + "/"):
         if marker in filename:
             return filename.split(marker, 1)[1]
     return filename

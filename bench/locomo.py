@@ -1,6 +1,6 @@
 """Load LoCoMo-format conversations for the retrieval benchmark.
 
-Why a loader of our own: the benchmark protocol (shared/data/README.md) fixes exactly how a turn
+Why a loader of our own: the benchmark protocol (bench/data/README.md) fixes exactly how a turn
 becomes a memory ("<speaker>: <text>" plus " [image: <caption>]"), which date it carries (its
 session's, parsed leniently) and how the hand-typed evidence lists are cleaned up ("D8:6; D9:17",
 "D30:05", "D12:3-D12:5", trailing dots). Keeping those rules here, as small pure functions with

@@ -1,7 +1,7 @@
 """`python -m bot bench retrieval [--data FILE] [--embedding default|none] [--json]`: recall
 quality of the bot's own recall path on LoCoMo-format conversations, against a BM25 baseline.
 
-Protocol (shared/data/README.md): per conversation a fresh person on one temporary SQLite
+Protocol (bench/data/README.md): per conversation a fresh person on one temporary SQLite
 database; every turn is saved, in conversation order, as one memory "<speaker>: <text>"
 (+ " [image: <caption>]") dated with its session's date (unreadable date: no date given, so the
 save time stands), through MemoryService.remember_many (the bulk save path: no conflict review,
@@ -36,11 +36,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from bench.data import shared_data
+from bench.datasets import data_file
 from bench.locomo import Conversation, hit_at_k, load_locomo, recall_at_k
 from bot.config import Settings
 
-DEFAULT_DATA = shared_data("locomo10.json")
+DEFAULT_DATA = data_file("locomo10.json")
 KS = (5, 8, 10, 20)
 TOP = 20
 TARGET_RECALL_AT_8 = 0.60

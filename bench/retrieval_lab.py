@@ -48,7 +48,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
-from bench.data import shared_data
+from bench.datasets import cache_dir, data_file
 from bench.locomo import Conversation, Question, hit_at_k, load_locomo, recall_at_k
 from bot.memory.recall import scoring
 from bot.memory.recall.questions import is_identity_question, question_period
@@ -62,8 +62,8 @@ from bot.memory.index.keyword import (
 )
 from bot.memory.index.vectors import VectorIndex
 
-DEFAULT_DATA = str(shared_data("locomo10.json"))
-DEFAULT_CACHE = "/tmp/retrieval_lab_cache"
+DEFAULT_DATA = str(data_file("locomo10.json"))
+DEFAULT_CACHE = str(cache_dir("retrieval-lab"))
 KS = (5, 8, 10, 20)
 TOP = 20
 

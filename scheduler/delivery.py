@@ -1,4 +1,4 @@
-"""Delivering reminders exactly once (DESIGN.md section 5).
+"""Delivering reminders exactly once (docs/ARCHITECTURE.md section 5).
 
 The Reminder table is the source of truth; timers only say "look at reminder 12 now". A
 delivery is:

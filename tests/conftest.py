@@ -8,9 +8,12 @@ variants skip with the reason — except with CI=true, where that is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,29 @@ from bot.config import Settings, load_settings
 
 TEST_POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 _pg_state: dict[str, object] = {}
+
+
+# folders whose tests are end to end as a whole (real client libraries or bot processes)
+E2E_FOLDERS = ("adapters",)
+# modules that load the embedding model or run a benchmark command
+SLOW_MODULES = {"test_embeddings", "test_semantic_save", "test_bench_cost", "test_bench_latency", "test_bench_retrieval"}
+# modules that start bot processes
+E2E_MODULES = {"test_crash_safety", "test_postgres_multiprocess", "test_conversation_cli", "test_cross_platform"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Markers by where a test lives and what it runs: `-m "not slow"`, `-m postgres`, ..."""
+    tests_dir = Path(__file__).resolve().parent
+    for item in items:
+        path = Path(str(item.fspath)).resolve()
+        rel = path.relative_to(tests_dir).parts if path.is_relative_to(tests_dir) else ()
+        if (rel and rel[0] in E2E_FOLDERS) or path.stem in E2E_MODULES:
+            item.add_marker(pytest.mark.e2e)
+        if path.stem in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgresql" in params.values() or "pg_schema" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
 
 
 def postgres_reachable() -> tuple[bool, str]:
@@ -51,18 +77,25 @@ def drop_pg_schema(schema: str) -> None:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
-def shared_data_or_skip(name: str):
-    """A shared benchmark data file; missing, it skips with the reason — except with CI=true,
-    where the checks that use it must run."""
-    from bench.data import data_dirs, shared_data
+@contextlib.contextmanager
+def database_url_for(kind: str, tmp_path: Any) -> Iterator[str]:
+    """A database URL as an operator would give it. PostgreSQL: a fresh schema per test,
+    chosen through the connection's search_path (build_app takes only a URL), dropped after."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path / 'bot.db'}"
+        return
+    require_postgres()
+    import psycopg
 
-    path = shared_data(name)
-    if not path.is_file():
-        message = f"{name} not found in {', '.join(map(str, data_dirs()))} (set SHARED_DATA_DIR)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " (CI=true: checks on the shared data must run)")
-        pytest.skip(message)
-    return path
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    dsn = TEST_POSTGRES_URL.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{TEST_POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 def make_settings(**overrides: object) -> Settings:

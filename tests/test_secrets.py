@@ -1,4 +1,4 @@
-"""Secrets never appear in logs or replies (DESIGN.md section 6).
+"""Secrets never appear in logs or replies (docs/ARCHITECTURE.md section 6).
 
 The secrets: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, ANTHROPIC_API_KEY and a password in
 DATABASE_URL, each set to a recognisable random value. The bot then does the things that tend to
@@ -27,10 +27,10 @@ from adapters.discord import DiscordAdapter
 from adapters.telegram import TelegramAdapter
 from bot.app import build_app
 from tests.conftest import make_settings
-from tests.discord_helpers import standin_server
+from tests.support.discord_helpers import standin_server
 from tests.standins.anthropic_api import AnthropicStandIn, text_message
 from tests.standins.telegram_api import TelegramStandIn
-from tests.test_crash_safety import bot_database, bot_env  # noqa: F401  (fixture)
+from tests.support.processes import bot_database, bot_env  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*attribute `retry_after`:DeprecationWarning")
 
@@ -76,7 +76,7 @@ async def test_in_process_logs_and_replies_hold_no_secret(
     values = make_secrets()
     url, schema = db_backend
     if schema:
-        from tests.test_crash_safety import pg_schema_url
+        from tests.support.processes import pg_schema_url
 
         url = pg_schema_url(schema)
     caplog.set_level(logging.DEBUG)

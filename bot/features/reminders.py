@@ -1,6 +1,6 @@
 """Reminders as people (and the chat model) see them: set, list, cancel, snooze, done.
 
-The Reminder table is the source of truth (DESIGN.md section 5). This module writes it and
+The Reminder table is the source of truth (docs/ARCHITECTURE.md section 5). This module writes it and
 tells the scheduler's timers (a `Timers` object) what changed; the scheduler (scheduler/) owns
 delivery. It knows nothing of APScheduler, so the verbs are tested without any timer running.
 

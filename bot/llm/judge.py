@@ -1,4 +1,4 @@
-"""The optional AI conflict judge (DESIGN.md section 4).
+"""The optional AI conflict judge (docs/ARCHITECTURE.md section 4).
 
 When the rules nominate old memories that a new fact may touch, one model call classifies the new
 fact against all of them at once. The answer is only trusted whole: one verdict for every given
@@ -116,7 +116,7 @@ async def judge(
 
 
 def decide(verdicts: list[Verdict]) -> dict[int, Action]:
-    """What to do with each old memory, by DESIGN.md section 4.
+    """What to do with each old memory, by docs/ARCHITECTURE.md section 4.
 
     replaces with p >= 0.8 -> retire (the old memory becomes historical at once; reversible);
     a less sure replaces, conflicts or more_detailed -> ask the person;

@@ -70,7 +70,7 @@ def get_owner(s: Session, owner_id: int) -> Owner:
 
 def read_prefs(s: Session, owner_id: int, defaults: OwnerPrefs) -> OwnerPrefs:
     """The person's preferences over the defaults. Two columns, not the Owner object: every save
-    reads them, and loading the whole row (the last list, /why) as an object cost ~0.8 ms."""
+    reads them, and loading the whole row (the last list, /why) as an object costs far more."""
     table = Owner.__table__  # type: ignore[attr-defined]
     row = s.connection().execute(
         sa.select(table.c.settings_json, table.c.timezone).where(table.c.id == owner_id)

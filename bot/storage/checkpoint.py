@@ -2,8 +2,8 @@
 
 Why: in WAL mode SQLite copies the log back into the database file (a checkpoint) whenever a
 commit finds the log past 1,000 pages, and it does so inside that commit, with an fsync of the
-database file. That one save or chat turn then waits 10-30 ms longer (seen: commits of 12 and
-31 ms among a hundred saves at 10,000 memories, where a commit is ~1 ms). The bot's
+database file. That one save or chat turn then waits many times longer than a plain commit
+(the README's latency section has the figures). The bot's
 connections therefore turn automatic checkpoints off, and this thread runs a PASSIVE
 checkpoint on its own connection when the log has grown past the same size. PASSIVE never
 blocks readers or writers: it copies what it can and is simply run again later.

@@ -1,7 +1,7 @@
 """Named leases: "only one of us does this right now", across tasks and across processes.
 
 Why a lease table and not an in-process lock: several bot processes may share one database
-(DESIGN.md section 9), and the curator must never tidy one person's memories twice at once.
+(docs/ARCHITECTURE.md section 9), and the curator must never tidy one person's memories twice at once.
 Why not a PostgreSQL advisory lock: it belongs to one database session, and our work hops
 between pooled connections on executor threads (and awaits a model in between), so holding
 one would pin a connection for the whole run; the same table also works on SQLite, so both

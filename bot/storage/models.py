@@ -1,4 +1,4 @@
-"""The tables (DESIGN.md section 3), all of them, so that later features fill columns rather
+"""The tables (docs/ARCHITECTURE.md section 3), all of them, so that later features fill columns rather
 than migrate shapes.
 
 Conventions that keep the rest of the code simple:

@@ -1,6 +1,6 @@
 """Background extraction: after a chat reply, note up to two durable facts the person stated.
 
-The flow (DESIGN.md section 4, "Extraction"):
+The flow (docs/ARCHITECTURE.md section 4, "Extraction"):
 1. It is spawned by the chat turn (core.spawn) and first waits until the turn has finished —
    the reply is handed back before any of this runs, and nothing here can delay it.
 2. The cheap pure gate (bot.llm.extract.worth_extracting) skips the model call on turns with

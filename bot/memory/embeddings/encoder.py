@@ -212,8 +212,8 @@ class SentenceTransformerEmbedder:
             self._model = model
             # The model brings ~500,000 Python objects that live as long as the process. Left in
             # the collector's oldest generation, every full collection walks them, stalling the
-            # event loop: 466 ms for one full collection after loading, 25 ms with them frozen
-            # (gc.callbacks, 10,000 memories). Frozen, collections skip them (and all alive now).
+            # event loop for hundreds of milliseconds. Frozen, collections skip them (and all
+            # alive now).
             gc.freeze()
             log.info("embedding model %s ready (%d dimensions, %s)", self.name, dim, self.engine)
         except Exception as exc:  # noqa: BLE001 - any failure means "keyword search only"

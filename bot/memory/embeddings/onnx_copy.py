@@ -1,9 +1,9 @@
 """An ONNX Runtime copy of a mean-pooling sentence-transformers model: the fastest exact encoder
 we have on a CPU.
 
-Why: one MiniLM sentence took 12.6 ms p50 with the TorchScript copy (bot.memory.embeddings.torchscript_copy) and
-5.9 ms with ONNX Runtime on the development machine (300 facts and questions, one thread), with
-the same vectors (largest difference 1.8e-7). Every save embeds its fact and every chat turn its
+Why: one MiniLM sentence takes about half the time in ONNX Runtime that it takes in the
+TorchScript copy (bot.memory.embeddings.torchscript_copy) on the development machine, with the
+same vectors (the README has the figures). Every save embeds its fact and every chat turn its
 question, so this is the largest single step of both.
 
 The graph is exported from the loaded model at start-up (about 2 s, in the loader thread, never

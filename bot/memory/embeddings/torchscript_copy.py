@@ -4,10 +4,9 @@ twice as fast); this one serves where onnxruntime is missing or its copy fails i
 
 Why: eager PyTorch runs a forward pass as a few hundred small operations, and each one takes
 Python's GIL back. In the bot, the embedding thread shares the GIL with the event loop and the
-database thread, so while those run Python code one sentence took over a second instead of
-~25 ms (measured on the development machine beside one busy Python thread). A traced, frozen
-graph runs its operations in C++ and hardly waits for the GIL: the same sentence took ~48 ms
-beside the busy thread, and ~20% less than eager when alone.
+database thread, so while those run Python code one sentence took tens of times longer than
+alone. A traced, frozen graph runs its operations in C++ and hardly waits for the GIL, and is
+faster than eager PyTorch when alone too.
 
 The trace is only used when it gives the same vectors as the model's own `encode` on probe
 texts (single and padded batches); anything unexpected (another architecture, another pooling,

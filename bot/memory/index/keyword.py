@@ -239,8 +239,8 @@ _SQLITE_SQL = sa.text(
 )
 
 # The same, ranking first inside the full-text index and reading only the best `k` memory rows
-# to filter them (the query above reads the row of every match before sorting: 1.6 -> 1.1 ms
-# at 10,000 memories, 13 -> 8 ms at 100,000). `n` is how many matches the index gave; when it
+# to filter them (the query above reads the row of every match before sorting, which grows with
+# the number of matches). `n` is how many matches the index gave; when it
 # is `k` and fewer than `limit` survive the filter, keyword_search runs the query above instead,
 # so the result is always the same.
 _SQLITE_SQL_TOP = sa.text(
@@ -316,7 +316,7 @@ def keyword_search(
 
 # SQLite: the timeline in one statement whose text never changes (so it is prepared once and
 # cached, where the portable form below is a new statement of 2 x len(ids) sub-selects each
-# time; measured 5.3 ms -> 1.4 ms for 90 ids at 10,000 memories). For each candidate that is
+# time, several times slower). For each candidate that is
 # the owner's live memory, `lo` is its w-th live memory before and `hi` its w-th after (or
 # the ends of the timeline), so the live memories in [lo, hi] are exactly the candidate and its
 # w neighbours on each side; each range is an index range read on (owner_id, id) (CROSS JOIN
@@ -351,8 +351,8 @@ def sqlite_rows(conn: sa.Connection, sql: str, params: dict[str, object]) -> lis
 
     Why: recall and saves run a few constant statements on every turn, and SQLAlchemy's
     execution and result machinery (statement cache lookup, per-row objects, a regular
-    expression per datetime) cost more than the statements themselves: ~390 timeline rows took
-    ~1.5 ms to fetch through it. sqlite3 prepares each text once (its own statement cache).
+    expression per datetime) cost more than the statements themselves for the few hundred rows
+    a recall reads. sqlite3 prepares each text once (its own statement cache).
     Errors become SQLAlchemy's exceptions, so the storage error handling is the same.
     """
     raw = conn.connection.driver_connection

@@ -3,10 +3,9 @@ times, so that recall finds a candidate's neighbours without asking the database
 
 Why: recall gives a memory saved right next to a strong match a share of its score (the answer to
 a question often sits one message away from the words that match; scoring.neighbour_pairs). The
-neighbours of ~80 candidates were one SQLite statement of ~240 index lookups and ~390 rows,
-1.1-1.8 ms of every chat turn at 10,000 memories (more on PostgreSQL, whose portable form is a
-new statement each time). Here it is two binary searches per candidate over two arrays
-(16 bytes a memory).
+neighbours of the candidates were one SQLite statement of hundreds of index lookups and rows
+on every chat turn (more on PostgreSQL, whose portable form is a new statement each time).
+Here it is two binary searches per candidate over two arrays (16 bytes a memory).
 
 How it stays right:
 - New rows, from this process or another, are seen at once: every use compares the person's

@@ -76,8 +76,8 @@ def keyword_stage(
 
     The word counts only serve to leave a person's most common words out of the question before
     it is embedded; a caller that has the question's vector already (or no vectors at all)
-    passes with_counts=False and saves their statement (a count per word, ~1 ms at 10,000
-    memories, growing with the person's memory)."""
+    passes with_counts=False and saves their statement (a count per word, which grows with the
+    person's memory)."""
     conn = s.connection()
     if with_counts:
         counts, total = search.term_counts(conn, owner_id, search.query_terms(query), dialect)
@@ -140,7 +140,7 @@ class NewestCache:
     """created_at of each owner's newest live memory, kept between recalls.
 
     Why: MAX(created_at) over all of a person's memories reads every one of their rows (there
-    is no index on created_at): 9 ms at 10,000 memories, 90 at 100,000, on every chat turn.
+    is no index on created_at), growing linearly with their memory, on every chat turn.
     Rows only ever get added with a new, larger id and created_at never changes, so a cached
     value stays right as long as (a) the newest row is still live and (b) no new id appeared;
     both are checked on every use with index-only lookups, and new rows are read as an id

@@ -3,9 +3,9 @@
 Why rules at all: they run on every save, with no model and no network, and they must be
 trusted. So they only *nominate* old memories; the person (or the optional AI judge) decides.
 Nothing here retires, edits or deletes anything. Everything is a pure function over plain
-values, deterministic, with no I/O (DESIGN.md section 1, "the rule of the house").
+values, deterministic, with no I/O (docs/ARCHITECTURE.md section 1, "the rule of the house").
 
-The outcome table of DESIGN.md section 4, in the order the rules are tried:
+The outcome table of docs/ARCHITECTURE.md section 4, in the order the rules are tried:
 
 | rule              | fires when (new vs old)                                                     |
 |-------------------|-----------------------------------------------------------------------------|
@@ -230,12 +230,11 @@ class _Profile:
     asked for.
 
     Why lazy: a save checks its fact against up to ~20 related memories, most of them cold in
-    this process, and for those old facts most rules stop early. The slots (the largest part,
-    ~100 us a text), counts, subject, names and change wording of an old memory are only read
-    when the new fact makes them matter (a new fact with a slot, with a count, ...); the
-    change wording of an old fact is never read. Cold, an old memory now costs ~75 us instead
-    of ~245 us. Every part is a pure function of the text, so when it is computed changes
-    nothing.
+    this process, and for those old facts most rules stop early. The slots (the largest part),
+    counts, subject, names and change wording of an old memory are only read when the new fact
+    makes them matter (a new fact with a slot, with a count, ...); the change wording of an old
+    fact is never read. Every part is a pure function of the text, so when it is computed
+    changes nothing.
     """
 
     def __init__(self, text: str) -> None:
@@ -510,7 +509,7 @@ def _adds_nothing(new: _Profile, old: _Profile) -> bool:
 def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> float | None:
     """A score if `new` is a near duplicate of `old`, else None.
 
-    Near duplicate (DESIGN.md): cosine >= 0.92, or Jaccard >= 0.6 with >= 3 shared keywords;
+    Near duplicate (docs/ARCHITECTURE.md): cosine >= 0.92, or Jaccard >= 0.6 with >= 3 shared keywords;
     also, for short facts below 3 keywords, the same meaningful words and prepositions ("I'm
     vegan" / "I am a vegan"). In every case only if the new text adds nothing.
     """

@@ -1,6 +1,6 @@
 """Dates a person states about a fact ("since 2024", "from 2019 to 2022").
 
-DESIGN.md section 4: dates are recorded only when the person states them; the time a memory is
+docs/ARCHITECTURE.md section 4: dates are recorded only when the person states them; the time a memory is
 saved is never taken as the time it became true. So this module only reads what the words say,
 and says nothing (both bounds None) when they say nothing. It is conservative on purpose: a
 missing date costs little, a wrong one is a false memory.

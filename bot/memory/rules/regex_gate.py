@@ -6,6 +6,12 @@ word the pattern needs ("live", "moved", "drive") is not there. A substring test
 for the words a pattern cannot match without is many times cheaper. The gate is sound: it only
 says "no match" when the pattern's own structure proves it, so results never change (the tests
 compare gated and ungated matching on thousands of sentences).
+
+The patterns are read with `re`'s own parser, which is private (`re._parser`, `sre_parse`
+before 3.11). So that a Python upgrade that changes it cannot make the gate unsound, the module
+checks itself at import on patterns whose literals are known; if the parser answers anything
+else (or fails), gating is switched off and every pattern simply runs (a test fails loudly then,
+so the change is noticed).
 """
 
 from __future__ import annotations
@@ -76,22 +82,49 @@ def _item(op: Any, av: Any) -> frozenset[str] | None:
     return None  # classes, anchors, lookarounds, backreferences: nothing certain
 
 
-def required_literals(pattern: str | re.Pattern[str]) -> frozenset[str] | None:
-    """Strings of which every match of `pattern` contains at least one, or None when the
-    pattern's structure names none (or it ignores case, or cannot be parsed here)."""
+def _analyse(pattern: str | re.Pattern[str]) -> frozenset[str] | None:
     source, flags = (pattern.pattern, pattern.flags) if isinstance(pattern, re.Pattern) else (pattern, 0)
     if not isinstance(source, str) or flags & re.IGNORECASE:
         return None
     try:
         parsed = _p.parse(source, flags)
+        if parsed.state.flags & re.IGNORECASE:
+            return None
+        got = _seq(parsed)
     except Exception:  # noqa: BLE001 - a parser we do not know: no gate
         return None
-    if parsed.state.flags & re.IGNORECASE:
-        return None
-    got = _seq(parsed)
     if got is None or min(map(len, got)) < MIN_LITERAL:
         return None
     return got
+
+
+# Patterns whose required literals are known; the parser must agree on every one of them.
+SELF_CHECK: tuple[tuple[str, frozenset[str] | None], ...] = (
+    (r"\bI (?:live|stay) in\b", frozenset({"live", "stay"})),
+    (r"(?:moved|relocated) to (\w+)", frozenset({"moved", "relocated"})),
+    (r"\bdrive[sn]?\b", frozenset({"drive"})),
+    (r"(?:a|b)?\d+", None),
+    (r"(?i)moved", None),
+    (r"x{0,3}yz", frozenset({"yz"})),
+)
+
+
+def parser_agrees() -> bool:
+    """True when `re`'s parser reads the known patterns as this module expects."""
+    try:
+        return all(_analyse(pattern) == expected for pattern, expected in SELF_CHECK)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+GATING = parser_agrees()
+
+
+def required_literals(pattern: str | re.Pattern[str]) -> frozenset[str] | None:
+    """Strings of which every match of `pattern` contains at least one, or None when the
+    pattern's structure names none (or it ignores case, or cannot be parsed here, or gating is
+    off because the parser changed)."""
+    return _analyse(pattern) if GATING else None
 
 
 def may_match(literals: frozenset[str] | None, text: str) -> bool:

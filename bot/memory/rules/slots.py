@@ -1,7 +1,7 @@
 """Single-value slots: topics where a person has one value at a time (where they live, their
 job, their car, diet, relationship status, age, name, a favourite of one category ...).
 
-Why as data: the list will grow (DESIGN.md section 4, "the list is data, easy to extend"), and
+Why as data: the list will grow (docs/ARCHITECTURE.md section 4, "the list is data, easy to extend"), and
 each topic is a handful of regular expressions over normalised text (`bot.memory.rules.text.normalise`:
 lower case, contractions expanded, hyphens as spaces). To add a topic, add an entry to `SLOTS`;
 nothing else changes. Multi-valued relations (hobbies, pets, likes, siblings, friends) are

@@ -283,7 +283,7 @@ def lemmas(text: str) -> frozenset[str]:
 def content_words(text: str) -> frozenset[str]:
     """Lemmas of the words that carry the topic: no stop words, no generic words, no numbers.
 
-    These are what make two memories "share meaningful words" (DESIGN.md section 4).
+    These are what make two memories "share meaningful words" (docs/ARCHITECTURE.md section 4).
     """
     out = set()
     for tok in tokens(text):

@@ -1,4 +1,4 @@
-"""The curator's decisions (pure) and the transaction that applies them (DESIGN.md section 4).
+"""The curator's decisions (pure) and the transaction that applies them (docs/ARCHITECTURE.md section 4).
 
 What it does for one person: merges true duplicates, removes junk only when sure, archives
 expired memories. The rule of the curator is the rule of the house: when unsure, keep.

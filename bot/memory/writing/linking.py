@@ -1,7 +1,7 @@
 """The transactional half of /link and /unlink: codes, the identity switch, copying and
 returning memories. Session-level functions, no I/O beyond the session, no core imports.
 
-The model (DESIGN.md section 3): an Identity maps to an Owner; a link points the joining
+The model (docs/ARCHITECTURE.md section 3): an Identity maps to an Owner; a link points the joining
 identity at the owner that showed the code (the *surviving* owner) and keeps the owner it had
 in `Identity.home_owner_id`. The home owner is left untouched while the link lasts, so /unlink
 always has the joining identity's own memories to return to, whatever happens meanwhile.

@@ -55,7 +55,7 @@ def clean_fact(text: str) -> str:
 @dataclass(frozen=True)
 class CandidateRow:
     """What the rules need of one related memory: read as plain columns, not as an ORM object
-    (a save reads up to ~80 of them and keeps at most 23; 20 ORM loads were ~5 ms of a save)."""
+    (a save reads up to ~80 of them and keeps at most 23; ORM loads were a large share of a save)."""
 
     id: int
     text: str
@@ -284,7 +284,7 @@ def apply_remember(
 
     # the old memories as plain rows in one read; each change one version-checked UPDATE and
     # one event, written with Core: a save that asks about twenty old memories no longer builds
-    # forty ORM objects (15-40 ms at 10,000 memories)
+    # forty ORM objects
     table = Memory.__table__  # type: ignore[attr-defined]
     conn = s.connection()
     found = {

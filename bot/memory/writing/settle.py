@@ -1,6 +1,6 @@
 """Conflict questions: reading them, settling them with one of the four answers.
 
-The four answers (DESIGN.md "Asking"): Keep both; Mark older as past (recommended: the old
+The four answers (docs/ARCHITECTURE.md "Asking"): Keep both; Mark older as past (recommended: the old
 fact becomes historical, linked to the new one); Replace older (old deleted); Discard newer
 (new deleted). Each is one action, so Undo puts the question back exactly as it was.
 """

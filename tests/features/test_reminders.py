@@ -1,0 +1,229 @@
+"""Setting, listing and cancelling reminders through the core, as a person would, on SQLite and
+PostgreSQL, with a fixed clock. The time grammar itself has its own table tests
+(test_timeparse.py); here: the command, the reply wording, and what is stored."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlmodel import select
+
+from bot.events import ButtonPress, ChatRef
+from bot.storage.models import Reminder
+from tests.conftest import make_settings
+from tests.support.scheduling import T0, Clock, RecordingSender, button, make_app, msg
+
+UTC = timezone.utc
+
+
+@pytest.fixture
+async def rig(database, settings):
+    clock = Clock()
+    app = make_app(database, settings, clock=clock)
+    sender = RecordingSender()
+    app.core.outbox.register("console", sender)
+    yield app, app, clock
+    await app.timers.stop()
+    await app.core.drain(timeout=5)
+
+
+@pytest.fixture
+def settings(db_backend):
+    """The console person is "u1", so the terminal sender may print u1's reminders."""
+    return make_settings(database_url=db_backend[0], console_user="u1")
+
+
+def rows(database, owner_id=None) -> list[Reminder]:
+    with database.session() as s:
+        stmt = select(Reminder).order_by(Reminder.id)
+        if owner_id is not None:
+            stmt = stmt.where(Reminder.owner_id == owner_id)
+        return list(s.exec(stmt))
+
+
+async def say(app, text: str, user: str = "u1", **kw):
+    outs = await app.core.handle_message(msg(text, user, **kw))
+    assert len(outs) == 1, outs
+    return outs[0]
+
+
+async def test_remind_in_minutes_in_paris_states_the_exact_local_time_and_stores_utc(rig, database):
+    app, _, _ = rig
+    await say(app, "/timezone Europe/Paris")
+    out = await say(app, "/remind in 10 minutes to stretch")
+    assert out.text == (
+        "⏰ I'll remind you: “stretch”\n"
+        "When: in 10 minutes — Monday 2 March 2026 at 12:10 (Europe/Paris)\n"
+        "/reminders lists your reminders and lets you cancel them."
+    )
+    [r] = rows(database)
+    assert r.text == "stretch"
+    assert r.due_at == T0 + timedelta(minutes=10)
+    assert r.timezone == "Europe/Paris" and r.recurrence is None and r.state == "scheduled"
+    assert (r.platform, r.chat_id, r.user_id) == ("console", "u1", "u1")
+
+
+@pytest.mark.parametrize(
+    "zone, text, due, understood, stored_text, recurrence",
+    [
+        (
+            "America/New_York", "remind me tomorrow at 9 to call mom",
+            datetime(2026, 3, 3, 14, 0, tzinfo=UTC), "Tuesday 3 March 2026 at 09:00 (America/New_York)",
+            "call mom", None,
+        ),
+        (
+            "Asia/Tokyo", "/remind every Friday at 17:30 weekly review",
+            datetime(2026, 3, 6, 8, 30, tzinfo=UTC),
+            "every Friday at 17:30, starting Friday 6 March 2026 at 17:30 (Asia/Tokyo)",
+            "weekly review", "weekly:FR@17:30",
+        ),
+        (
+            "UTC", "/remind next Monday 18:00 gym",
+            datetime(2026, 3, 9, 18, 0, tzinfo=UTC), "Monday 9 March 2026 at 18:00 (UTC)", "gym", None,
+        ),
+        (
+            "Europe/Paris", "Remind me every day at 8 to take vitamins",
+            datetime(2026, 3, 3, 7, 0, tzinfo=UTC),
+            "every day at 08:00, starting Tuesday 3 March 2026 at 08:00 (Europe/Paris)",
+            "take vitamins", "daily@08:00",
+        ),
+        (
+            "Europe/Paris", "/remind in 30 seconds to stretch",
+            T0 + timedelta(seconds=30), "in 30 seconds — Monday 2 March 2026 at 12:00 (Europe/Paris)", "stretch", None,
+        ),
+        (
+            "Europe/Paris", "/remind me tomorrow at 9 to call mom",
+            datetime(2026, 3, 3, 8, 0, tzinfo=UTC), "Tuesday 3 March 2026 at 09:00 (Europe/Paris)", "call mom", None,
+        ),
+    ],
+)
+async def test_reminders_in_several_zones(rig, database, zone, text, due, understood, stored_text, recurrence):
+    app, _, _ = rig
+    await say(app, f"/timezone {zone}")
+    out = await say(app, text)
+    assert f"When: {understood}\n" in out.text
+    assert f"I'll remind you: “{stored_text}”" in out.text
+    [r] = rows(database)
+    assert (r.text, r.due_at, r.timezone, r.recurrence) == (stored_text, due, zone, recurrence)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("/remind sometime soon call mom", "When should I remind you? I couldn't find a time in that."),
+        ("/remind today at 9 call mom", "That time has already passed — did you mean tomorrow?"),
+        ("remind me to call mom", "When should I remind you to “call mom”?"),
+        ("/remind tomorrow at 9", "What should I remind you about"),
+    ],
+)
+async def test_unclear_or_past_times_get_a_question_and_nothing_is_stored(rig, database, text, expected):
+    app, _, _ = rig
+    await say(app, "/timezone Europe/Paris")
+    out = await say(app, text)
+    assert expected in out.text
+    assert rows(database) == []
+
+
+async def test_remind_me_that_is_not_a_reminder_is_an_ordinary_chat_turn(rig, database):
+    app, _, _ = rig
+    await say(app, "remember: My wife is called Ana")
+    out = await say(app, "remind me what my wife is called")
+    assert "Ana" in out.text  # answered from memory (no model here), not taken as a reminder
+    assert rows(database) == []
+
+
+async def test_a_reminder_set_in_a_group_answers_privately_and_is_bound_to_that_chat(rig, database):
+    app, _, _ = rig
+    out = await say(app, "/remind in 1 hour to water the plants", chat="group-7", group=True)
+    assert out.private
+    [r] = rows(database)
+    assert (r.platform, r.chat_id, r.user_id) == ("console", "group-7", "u1")
+
+
+async def test_list_shows_upcoming_with_cancel_and_stop_buttons_and_cancel_works(rig, database):
+    app, _, _ = rig
+    await say(app, "/timezone Europe/Paris")
+    await say(app, "/remind in 10 minutes to stretch")
+    await say(app, "/remind every day at 8 take vitamins")
+    await say(app, "/remind in 5 minutes to drink water", user="someone-else")
+    listing = await say(app, "/reminders")
+    assert listing.text == (
+        "Your upcoming reminders (2):\n"
+        "1. “stretch” — Monday 2 March 2026 at 12:10 (Europe/Paris)\n"
+        "2. “take vitamins” — every day at 08:00, next Tuesday 3 March 2026 at 08:00 (Europe/Paris)"
+    )
+    assert [b.label for b in listing.all_buttons] == ["Cancel 1", "Stop 2"]
+
+    press = ButtonPress("console", "u1", "u1", button(listing, "Stop 2"), message_id="list-1")
+    [edited] = await app.core.handle_press(press)
+    assert edited.edit_of == "list-1"
+    assert edited.notice == "Stopped the repeating reminder “take vitamins”."
+    assert "take vitamins" not in edited.text and "1. “stretch”" in edited.text
+    assert [b.label for b in edited.all_buttons] == ["Cancel 1"]
+    # the other button of the first list still works (list buttons are not single-use)
+    [again] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(listing, "Cancel 1"), message_id="list-1"))
+    assert again.notice == "Cancelled the reminder “stretch”."
+    assert again.text.startswith("You have no upcoming reminders.")
+    states = {r.text: r.state for r in rows(database)}
+    assert states == {"stretch": "cancelled", "take vitamins": "cancelled", "drink water": "scheduled"}
+
+
+async def test_someone_elses_cancel_button_does_nothing(rig, database):
+    app, _, _ = rig
+    await say(app, "/remind in 10 minutes to stretch")
+    listing = await say(app, "/reminders")
+    [out] = await app.core.handle_press(ButtonPress("console", "u2", "u2", button(listing, "Cancel 1")))
+    assert out.notice and "isn't yours" in out.notice
+    assert [r.state for r in rows(database)] == ["scheduled"]
+
+
+async def test_service_api_for_the_chat_model(rig, database):
+    app, _, clock = rig
+    service = app.reminders
+    owner = await app.memory.owner_for("console", "u1")
+    chat = ChatRef("console", "u1", "u1")
+    await app.memory.set_timezone(owner, "Europe/Paris")
+
+    ok, message, rid = await service.set_from_text(owner, chat, "tomorrow at 9", "call mom")
+    assert ok and rid is not None
+    assert "Tuesday 3 March 2026 at 09:00 (Europe/Paris)" in message and "“call mom”" in message
+    ok2, message2, rid2 = await service.set_from_text(owner, chat, "every Friday at 17:30", "weekly review")
+    assert ok2
+
+    bad = await service.set_from_text(owner, chat, "at some point", "call mom")
+    assert bad[0] is False and bad[2] is None and "When should I remind you?" in bad[1]
+    no_when = await service.set_from_text(owner, chat, "", "call mom")
+    assert no_when[0] is False and "When should I remind you" in no_when[1]
+
+    upcoming = await service.list_upcoming(owner)
+    assert upcoming == [
+        {"id": rid, "text": "call mom", "due": "Tuesday 3 March 2026 at 09:00 (Europe/Paris)", "recurrence": None},
+        {"id": rid2, "text": "weekly review", "due": "Friday 6 March 2026 at 17:30 (Europe/Paris)",
+         "recurrence": "every Friday at 17:30"},
+    ]
+
+    other = await app.memory.owner_for("console", "u2")
+    assert await service.cancel(other, rid) == (False, f"There is no reminder {rid}.")
+    assert await service.cancel(owner, rid) == (True, "Cancelled the reminder “call mom”.")
+    assert await service.cancel(owner, rid) == (False, "The reminder “call mom” was already cancelled.")
+    assert [u["id"] for u in await service.list_upcoming(owner)] == [rid2]
+    assert len(rows(database)) == 2  # the failed attempts stored nothing
+
+
+async def test_forget_me_removes_reminders_and_their_timers(database, settings):
+    clock = Clock(datetime.now(UTC))
+    app = make_app(database, settings, clock=clock)
+    app.core.outbox.register("console", RecordingSender())
+    await app.timers.start()
+    try:
+        await say(app, "/remind in 1 hour to stretch")
+        [r] = rows(database)
+        assert app.delivery.has_timer(r.id)
+        confirm = await say(app, "/forget_me")
+        [done] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(confirm, "Yes")))
+        assert done.text.startswith("Done.")
+        assert rows(database) == []
+        assert not app.delivery.has_timer(r.id)
+    finally:
+        await app.timers.stop()

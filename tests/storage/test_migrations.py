@@ -1,0 +1,300 @@
+"""The schema's upgrade path (bot.storage.schema), on SQLite and PostgreSQL.
+
+The schema is at its first version, so the upgrade steps here are made up for the test (a v1 ->
+v2 step adding a column and a table, a chain to v3, a failing step, a gap). What they check is
+the machinery every real step will run through: data survives an upgrade, a failed step changes
+nothing, a database newer than the code is refused and left untouched, a current database is not
+written to, and two processes opening one database at once do not trip over each other.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Connection
+from sqlmodel import SQLModel
+
+from bot.storage import schema as migrations
+from bot.storage.db import Database, SchemaTooNew, StorageError
+from bot.storage.models import SCHEMA_VERSION
+from bot.memory.service import MemoryService
+from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, make_settings, require_postgres
+from tests.support.processes import bot_database, bot_env  # noqa: F401  (fixture)
+
+
+def version_of(db: Database) -> int | None:
+    with db.engine.connect() as conn:
+        return migrations.stored_version(conn)
+
+
+def dump(db: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of the current models (only their columns), in key order."""
+    out = {}
+    with db.engine.connect() as conn:
+        for table in SQLModel.metadata.sorted_tables:
+            if table.name == "schema_info":
+                continue
+            rows = conn.execute(table.select().order_by(*table.primary_key.columns)).all()
+            out[table.name] = [tuple(r) for r in rows]
+    return out
+
+
+def columns(db: Database, table: str) -> set[str]:
+    with db.engine.connect() as conn:
+        return {c["name"] for c in inspect(conn).get_columns(table)}
+
+
+def tables(db: Database) -> set[str]:
+    with db.engine.connect() as conn:
+        return set(inspect(conn).get_table_names())
+
+
+def file_state(db: Database) -> Any:
+    """SQLite: the bytes of the database file. PostgreSQL: the version row and every row."""
+    if db.dialect == "sqlite":
+        path = Path(db.url.split(":///", 1)[1])
+        return path.read_bytes()
+    with db.engine.connect() as conn:
+        info = conn.execute(text("SELECT version, updated_at FROM schema_info")).all()
+    return info, dump(db), tables(db)
+
+
+@pytest.fixture
+def opener(db_backend: tuple[str, str | None]) -> Iterator[Any]:
+    """open(**kw) -> Database on this test's database; all are disposed at the end."""
+    url, schema = db_backend
+    opened: list[Database] = []
+
+    def open_(**kw: Any) -> Database:
+        db = Database(url, pg_schema=schema, **kw)
+        opened.append(db)
+        return db
+
+    yield open_
+    for db in opened:
+        db.dispose()
+
+
+async def fill(db: Database) -> None:
+    """Data of every kind a real database holds: memories in all states, history, a pending
+    question, buttons, two people."""
+    memory = MemoryService(db, make_settings(database_url=db.url))
+    alice = await memory.owner_for("console", "alice")
+    bob = await memory.owner_for("telegram", "42")
+    assert alice is not None and bob is not None
+    await memory.remember(alice, "I live in London")
+    await memory.remember(alice, "I moved to Paris")  # a pending question
+    car = (await memory.remember(alice, "I drive a VW Golf")).memory
+    assert car is not None
+    await memory.update_fact(alice, car.id, "I drive a Tesla")
+    tea = (await memory.remember(bob, "I like green tea")).memory
+    assert tea is not None
+    await memory.edit(bob, tea.id, "I like oolong tea")
+    await memory.delete(bob, (await memory.remember(bob, "my locker code is 4711")).memory.id)  # type: ignore[union-attr]
+
+
+def close(db: Database) -> None:
+    db.dispose()  # SQLite: the last connection checkpoints the WAL into the main file
+
+
+# --- made-up upgrade steps -------------------------------------------------------------------------
+
+
+def add_mood(conn: Connection, dialect: str) -> None:
+    """v1 -> v2: a new column with a backfill, and a new table filled from an old one."""
+    conn.execute(text("ALTER TABLE memory ADD COLUMN mood VARCHAR(16)"))
+    conn.execute(text("UPDATE memory SET mood = CASE WHEN status = 'current' THEN 'fresh' ELSE 'stale' END"))
+    conn.execute(text("CREATE TABLE mood_note (id INTEGER PRIMARY KEY, memory_id INTEGER NOT NULL REFERENCES memory(id), note TEXT NOT NULL)"))
+    conn.execute(text("INSERT INTO mood_note (id, memory_id, note) SELECT id, id, text FROM memory"))
+
+
+def add_flag(conn: Connection, dialect: str) -> None:
+    """v2 -> v3: needs v2's column, so it only works when the steps run in order."""
+    conn.execute(text("ALTER TABLE memory ADD COLUMN mood_flag INTEGER"))
+    conn.execute(text("UPDATE memory SET mood_flag = CASE WHEN mood = 'fresh' THEN 1 ELSE 0 END"))
+
+
+def half_then_fail(conn: Connection, dialect: str) -> None:
+    """Adds a column, then fails on a bad statement: nothing of it may remain."""
+    conn.execute(text("ALTER TABLE memory ADD COLUMN half_done INTEGER"))
+    conn.execute(text("CREATE TABLE half_table (id INTEGER PRIMARY KEY)"))
+    conn.execute(text("UPDATE no_such_table SET x = 1"))
+
+
+# --- tests -----------------------------------------------------------------------------------------
+
+
+async def test_new_database_is_stamped_and_reopening_it_writes_nothing(opener: Any) -> None:
+    db = opener()
+    assert version_of(db) == SCHEMA_VERSION
+    await fill(db)
+    close(db)
+    before = file_state(db)
+    again = opener()
+    assert version_of(again) == SCHEMA_VERSION
+    close(again)
+    assert file_state(again) == before, "opening a current database must not write to it"
+
+
+async def test_upgrade_one_to_two_keeps_every_row(opener: Any) -> None:
+    db = opener()
+    await fill(db)
+    before = dump(db)
+    close(db)
+
+    upgraded = opener(create=False)
+    upgraded.create_schema(target=2, migrations={1: add_mood})
+    assert version_of(upgraded) == 2
+    assert dump(upgraded) == before  # every row of every table, every old column
+    assert "mood" in columns(upgraded, "memory") and "mood_note" in tables(upgraded)
+    with upgraded.engine.connect() as conn:
+        moods = dict(conn.execute(text("SELECT status, mood FROM memory WHERE purged_at IS NULL")).all())
+        notes = conn.execute(text("SELECT count(*) FROM mood_note")).scalar()
+    assert moods["current"] == "fresh" and moods["historical"] == "stale"
+    assert notes == len(before["memory"])
+
+    # the bot works on the upgraded database: search (FTS / tsvector), saves, conflicts
+    memory = MemoryService(upgraded, make_settings(database_url=upgraded.url))
+    alice = await memory.owner_for("console", "alice")
+    assert [m.text for m in await memory.search(alice, "Paris")] == ["I moved to Paris"]  # type: ignore[arg-type]
+    assert (await memory.remember(alice, "I have a cat named Miso")).memory is not None  # type: ignore[arg-type]
+    close(upgraded)
+
+    # a second start at version 2 changes nothing
+    state = file_state(upgraded)
+    steps_run: list[int] = []
+    twice = opener(create=False)
+    twice.create_schema(target=2, migrations={1: lambda c, d: steps_run.append(1)})
+    close(twice)
+    assert steps_run == [] and file_state(twice) == state
+
+
+async def test_steps_run_in_order_from_any_older_version(opener: Any) -> None:
+    db = opener()
+    await fill(db)
+    before = dump(db)
+    close(db)
+    order: list[int] = []
+
+    def step(n: int, fn: Any) -> Any:
+        def run(conn: Connection, dialect: str) -> None:
+            order.append(n)
+            fn(conn, dialect)
+
+        return run
+
+    upgraded = opener(create=False)
+    upgraded.create_schema(target=3, migrations={1: step(1, add_mood), 2: step(2, add_flag)})
+    assert order == [1, 2] and version_of(upgraded) == 3
+    assert dump(upgraded) == before
+    with upgraded.engine.connect() as conn:
+        assert set(conn.execute(text("SELECT mood_flag FROM memory WHERE status = 'current'")).scalars()) == {1}
+
+
+async def test_a_failing_step_leaves_the_database_as_it_was(opener: Any) -> None:
+    db = opener()
+    await fill(db)
+    close(db)
+    before, cols, tabs = dump(db), columns(db, "memory"), tables(db)
+
+    broken = opener(create=False)
+    with pytest.raises(StorageError, match="cannot open the database"):
+        broken.create_schema(target=2, migrations={1: half_then_fail})
+    close(broken)
+    after = opener(create=False)
+    assert version_of(after) == 1
+    assert columns(after, "memory") == cols and tables(after) == tabs, "half a migration stayed behind"
+    assert dump(after) == before
+
+
+async def test_a_missing_step_refuses_before_running_any(opener: Any) -> None:
+    db = opener()
+    await fill(db)
+    close(db)
+    state = file_state(db)
+    ran: list[int] = []
+    gap = opener(create=False)
+    with pytest.raises(StorageError, match="no upgrade from version 2"):
+        gap.create_schema(target=3, migrations={1: lambda c, d: ran.append(1)})
+    close(gap)
+    assert ran == [] and file_state(gap) == state
+
+
+async def test_a_newer_database_is_refused_and_left_untouched(opener: Any) -> None:
+    db = opener()
+    await fill(db)
+    with db.engine.begin() as conn:
+        conn.execute(text("UPDATE schema_info SET version = 7"))
+    close(db)
+    state = file_state(db)
+    with pytest.raises(SchemaTooNew, match="schema version 7, newer than this code"):
+        opener()
+    assert file_state(db) == state
+
+
+def test_the_command_line_refuses_a_newer_database_with_one_line(tmp_path: Path, bot_database: Any) -> None:
+    bot_url, test_url, schema = bot_database
+    db = Database(test_url, pg_schema=schema)
+    with db.engine.begin() as conn:
+        conn.execute(text("UPDATE schema_info SET version = 99"))
+    db.dispose()
+    out = subprocess.run(
+        [sys.executable, "-m", "bot", "chat"], input="remember: x\n", capture_output=True, text=True,
+        cwd=tmp_path, env=bot_env(tmp_path, bot_url), timeout=120,
+    )
+    assert out.returncode != 0
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "schema version 99, newer than this code" in lines[0], out.stderr
+    assert "Saved" not in out.stdout
+    db = Database(test_url, pg_schema=schema, create=False)
+    try:
+        assert version_of(db) == 99
+        with db.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM memory")).scalar() == 0
+    finally:
+        db.dispose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_processes_starting_together_on_a_new_database_all_start(tmp_path: Path, backend: str) -> None:
+    """Before the lock, concurrent first starts failed: duplicate keys on PostgreSQL (CREATE
+    SCHEMA / CREATE TABLE racing), "table schema_info already exists" on SQLite."""
+    if backend == "sqlite":
+        url, schema = f"sqlite:///{tmp_path / 'race.db'}", None
+    else:
+        require_postgres()
+        url, schema = TEST_POSTGRES_URL, f"t_race_{uuid.uuid4().hex[:10]}"
+    errors: list[BaseException] = []
+    gate = threading.Barrier(6)
+
+    def start() -> None:
+        gate.wait()
+        try:
+            Database(url, pg_schema=schema).dispose()
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    try:
+        for _ in range(3):
+            workers = [threading.Thread(target=start) for _ in range(6)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join(60)
+            if schema:
+                drop_pg_schema(schema)
+            else:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{tmp_path / 'race.db'}{suffix}").unlink(missing_ok=True)
+    finally:
+        if schema:
+            drop_pg_schema(schema)
+    assert errors == []
