@@ -30,6 +30,7 @@ from bot.core.core import Core
 from bot.core.replies import reply
 from bot.core.turn import Turn
 from bot.events import ButtonPress, ChatRef, Incoming, Outgoing
+from bot.plaintext import strip_controls
 from bot.storage.db import Database
 from bot.storage.models import utcnow
 from bot.storage.reminders import (
@@ -145,7 +146,8 @@ class ReminderService:
 
     async def create(self, owner_id: int, chat: ChatRef, request: ReminderRequest) -> ReminderView:
         rec = request.recurrence.to_str() if request.recurrence else None
-        view: ReminderView = await self._tx(insert, owner_id, chat, request.what, request.due_utc, request.tz, rec)
+        what = strip_controls(request.what, keep_newlines=False)  # it is printed to terminals too
+        view: ReminderView = await self._tx(insert, owner_id, chat, what, request.due_utc, request.tz, rec)
         self.timers.schedule(view.id, owner_id, view.due_at)
         return view
 

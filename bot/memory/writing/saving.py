@@ -18,6 +18,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from bot.memory.rules import conflict as rules
+from bot.plaintext import strip_controls
 from bot.memory.index import keyword as search
 from bot.memory.rules.classify import classify
 from bot.memory.rules.dates import extract_validity
@@ -39,9 +40,9 @@ class FactError(ValueError):
 
 
 def clean_fact(text: str) -> str:
-    """Normalise a fact as typed: whitespace folded, control characters removed, length capped."""
-    cleaned = "".join(ch for ch in text if ch == "\n" or ch == "\t" or ord(ch) >= 32)
-    cleaned = " ".join(cleaned.split())
+    """Normalise a fact as typed: whitespace folded, control characters (C0, DEL, C1, bidi
+    overrides; see bot.plaintext) removed, length capped."""
+    cleaned = " ".join(strip_controls(text).split())
     if not cleaned:
         raise FactError("There is nothing to remember — write the fact after the colon.")
     if len(cleaned) > MAX_FACT_CHARS:
