@@ -13,6 +13,7 @@ from sqlmodel import Session, delete, select
 
 from bot.memory.rules import conflict as rules
 from bot.storage import buttons
+from bot.storage.usage import utc_today
 from bot.memory.rules.dates import extract_validity
 from bot.storage.models import (
     Action,
@@ -161,7 +162,9 @@ def forget_everything(s: Session, owner_id: int) -> int:
     s.exec(delete(Episode).where(Episode.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Procedure).where(Procedure.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Reminder).where(Reminder.owner_id == owner_id))  # type: ignore[call-overload]
-    s.exec(delete(ModelUsage).where(ModelUsage.owner_id == owner_id))  # type: ignore[call-overload]
+    # Today's model spend stays (numbers only, no text): deleting your data must not hand out a
+    # fresh daily budget. Earlier days go.
+    s.exec(delete(ModelUsage).where(ModelUsage.owner_id == owner_id, ModelUsage.day < utc_today().isoformat()))  # type: ignore[call-overload]
     s.exec(delete(LinkCode).where(LinkCode.owner_id == owner_id))  # type: ignore[call-overload]
     # break replaced_by links first so rows can go in any order
     for m in s.exec(select(Memory).where(Memory.owner_id == owner_id, Memory.replaced_by.is_not(None))):  # type: ignore[union-attr]
