@@ -21,13 +21,31 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
+# Libraries that log whole requests and events at DEBUG: the model's prompt (memories included),
+# message bodies sent to Discord and Telegram, gateway events with what people typed, SQL with
+# its parameters. They are capped at INFO whatever LOG_LEVEL says: logs hold no memory text.
+LIBRARY_LOGGERS = ("anthropic", "discord", "telegram", "httpx", "httpcore", "aiohttp", "websockets",
+                   "sqlalchemy", "apscheduler", "urllib3", "asyncio")
+# ... and these even at INFO: httpx logs request URLs (which carry the Telegram token), SQLAlchemy
+# logs every statement with its parameters.
+WARNING_LOGGERS = ("httpx", "httpcore", "telegram.ext.Updater", "discord.gateway", "sqlalchemy")
+
+
+def quiet_libraries(level: int = logging.DEBUG) -> None:
+    """Cap the library loggers: INFO at the lowest (WARNING for the chatty ones), or `level`
+    when that is higher. Their own level is set, so a root lowered later does not open them."""
+    for name in LIBRARY_LOGGERS:
+        logging.getLogger(name).setLevel(max(level, logging.INFO))
+    for name in WARNING_LOGGERS:
+        logging.getLogger(name).setLevel(max(level, logging.WARNING))
+
+
 def _setup_logging(settings: Settings, *, quiet: bool) -> None:
     level = getattr(logging, settings.log_level)
     if quiet and level > logging.DEBUG:  # the terminal chat owns the screen: warnings only
         level = max(level, logging.WARNING)
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "httpcore", "httpx2", "telegram.ext.Updater", "discord.gateway"):
-        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+    quiet_libraries(level)
 
 
 def _shown_url(url: str) -> str:
