@@ -9,6 +9,15 @@ One run for one owner:
    the assistant); only flags the pure rules accept are used (bot.memory.writing.curator);
 4. decide (pure) and apply in one transaction that re-checks every memory's version.
 
+The event loop never waits for the curator: reading and applying run on the database's thread,
+and the decisions (the fingerprint, the merge keys, the plan) on a worker thread, so replies,
+polling, reminders and the Discord heartbeat go on meanwhile (`python -m bot bench tidy` prints
+the longest stall of the loop during a tidy-up). Deciding is linear in the number of memories
+(see bot.memory.writing.curator), and one run spends at most ``DECIDE_BUDGET_SECONDS`` working
+out merge keys: a person with more memories than that allows is tidied over several runs, each
+resuming from the keys the last one kept. One person's failure (a memory the rules choke on,
+storage trouble) is logged and the job goes on with the next person.
+
 When: every ``settings.curator_interval_minutes`` for everyone with memories, every minute for
 people with ``settings.curator_every_n_memories`` new memories since their last run (counted
 from the database: memories created after Owner.curator_ran_at), and on /tidy.
@@ -16,7 +25,9 @@ from the database: memories created after Owner.curator_ran_at), and on /tidy.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,6 +52,8 @@ from bot.storage.models import utcnow
 log = logging.getLogger(__name__)
 
 CURATOR_LEASE = timedelta(minutes=15)
+#: Seconds one run may spend working out merge keys before it stops and resumes next time.
+DECIDE_BUDGET_SECONDS = 10.0
 
 # A judge of junk: [(id, text)] -> {id: probability that it is junk}, or None (no answer).
 JunkJudge = Callable[[int, list[tuple[int, str]]], Any]
@@ -109,6 +122,8 @@ class Curator:
         self.settings = settings
         self.clock = clock
         self._junk_judge = junk_judge
+        self.decide_budget = DECIDE_BUDGET_SECONDS
+        self._keys: dict[int, rules.KeyCache] = {}  # owner -> merge keys kept between runs
 
     def junk_judge(self) -> JunkJudge | None:
         """The injected judge, else one on the model when a model is configured."""
@@ -128,7 +143,8 @@ class Curator:
     async def _tidy(self, owner_id: int) -> rules.TidyReport:
         now = self.clock()
         snap: rules.OwnerSnapshot = await self._tx(rules.read_owner, owner_id)
-        if snap.stored_fingerprint is not None and snap.stored_fingerprint == rules.fingerprint(snap.items, now):
+        current = await asyncio.to_thread(rules.fingerprint, snap.items, now)
+        if snap.stored_fingerprint is not None and snap.stored_fingerprint == current:
             return rules.TidyReport(owner_id, skipped="unchanged", examined=len(snap.items))
         flags: dict[int, float] = {}
         complete = True
@@ -150,7 +166,10 @@ class Curator:
                     complete = False  # look again next time rather than skip by fingerprint
                 else:
                     flags = got
-        plan = rules.decide(snap.items, now, flags)
+        plan = await asyncio.to_thread(self._decide, owner_id, snap.items, now, flags)
+        if plan is None:
+            log.info("curator: owner %s: out of time for this run; continuing next run", owner_id)
+            return rules.TidyReport(owner_id, skipped="budget", examined=len(snap.items))
         versions = {it.id: it.version for it in snap.items}
         report: rules.TidyReport = await self._tx(
             rules.apply_plan, owner_id, plan, versions, now,
@@ -165,15 +184,39 @@ class Curator:
             )
         return report
 
+    def _decide(
+        self, owner_id: int, items: tuple[rules.Item, ...], now: datetime, flags: dict[int, float]
+    ) -> rules.Plan | None:
+        """The plan (on a worker thread), or None when the merge keys took longer than the
+        budget; the keys computed so far are kept for the next run."""
+        cache = self._keys.setdefault(owner_id, {})
+        keys, complete = rules.merge_keys(items, cache, deadline=time.monotonic() + self.decide_budget)
+        if not complete:
+            return None
+        return rules.decide(items, now, flags, keys=keys)
+
     async def tidy_all(self) -> list[rules.TidyReport]:
         """The interval run: everyone with memories (unchanged people cost one read)."""
         owners: list[int] = await self._tx(rules.owners_with_memories)
-        return [await self.tidy(o) for o in owners]
+        return await self._each(owners)
 
     async def tidy_busy_owners(self) -> list[rules.TidyReport]:
         """People with curator_every_n_memories new memories since their last run."""
         owners: list[int] = await self._tx(rules.owners_due_by_count, self.settings.curator_every_n_memories)
-        return [await self.tidy(o) for o in owners]
+        return await self._each(owners)
+
+    async def _each(self, owners: list[int]) -> list[rules.TidyReport]:
+        """Tidy one person after another; one person's failure is logged and skipped, it never
+        stops the others."""
+        reports = []
+        for owner_id in owners:
+            try:
+                reports.append(await self.tidy(owner_id))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("curator: tidying owner %s failed; going on with the others", owner_id)
+        return reports
 
     async def _tx(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await self.db.tx(fn, *args, **kwargs)

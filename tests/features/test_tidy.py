@@ -346,3 +346,68 @@ async def test_with_a_model_the_curator_uses_it(rig, database):
     curator.llm = _FakeLLM([{"id": jarvis, "junk": True, "probability": 0.99}])
     report = await curator.tidy(a)
     assert report.model_used and report.removed == ("You are called Jarvis",)
+
+
+async def test_one_persons_failure_never_stops_tidying_for_the_others(rig, database, caplog):
+    """Finding 3: a memory the rules choked on (an imported number of 5,000 digits) raised out of
+    the job, so every later person was never tidied. Now that number is harmless; and a person
+    whose tidy-up fails for any reason is logged and skipped."""
+    app, curator = rig
+    a = await app.memory.owner_for("console", "u1")
+    b = await app.memory.owner_for("console", "u2")
+    c = await app.memory.owner_for("console", "u3")
+    huge = "My lucky number is " + "7" * 5000
+    insert_raw(database, a, huge)  # as an import writes it: typed facts are shorter
+    insert_raw(database, a, huge + ".")  # a true duplicate of it
+    await save(app, b, "I love hiking in the mountains")
+    await save(app, b, "I really love hiking in the mountains")
+    await save(app, c, "I like tea")
+    first = {r.owner_id: r for r in await curator.tidy_all()}
+    assert set(first) == {a, b, c}
+    assert len(first[a].merged) == 1 and len(first[b].merged) == 1
+
+    # any other failure of one person: logged, and the next person is still tidied
+    await save(app, b, "I play the cello")
+    await save(app, b, "I play the cello.")
+    await save(app, c, "I drink green tea every morning")
+    real = curator._decide
+
+    def failing(owner_id, *args):
+        if owner_id == a:
+            raise RuntimeError("the rules choked")
+        return real(owner_id, *args)
+
+    await save(app, a, "I own a red bicycle")
+    curator._decide = failing  # type: ignore[method-assign]
+    reports = {r.owner_id: r for r in await curator.tidy_all()}
+    assert a not in reports and len(reports[b].merged) == 1 and c in reports
+    assert any("owner %s" % a in r.getMessage() and r.exc_info for r in caplog.records)
+    assert await curator.tidy_busy_owners() is not None  # the count job isolates people too
+
+
+async def test_a_person_with_more_memories_than_one_run_allows_is_tidied_over_several_runs(rig, database):
+    app, curator = rig
+    a = await app.memory.owner_for("console", "u1")
+    items = [(f"I collected {w} stamps from the {w} series", utcnow() - timedelta(days=1)) for w in
+             ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"] * 20]
+    await app.memory.remember_many(a, [(f"{t} number {i}", d) for i, (t, d) in enumerate(items)])
+    await save(app, a, "I love hiking in the mountains", days_ago=2)
+    await save(app, a, "I really love hiking in the mountains", days_ago=1)
+    curator.decide_budget = 0.0  # one batch of merge keys per run
+    runs = []
+    while True:
+        report = await curator.tidy(a)
+        runs.append(report)
+        if report.skipped != "budget":
+            break
+        assert "Nothing was changed yet" in report.summary()
+        # left due for the count job (run every minute), so the work goes on by itself
+        assert a in await curator._tx(rules.owners_due_by_count, settings_n(curator))
+        assert len(memories(database, a)) == 202 and not any(m.archived for m in memories(database, a).values())
+    assert len(runs) == 4  # 202 memories, 64 keys a run
+    assert len(runs[-1].merged) == 1
+    assert a not in await curator._tx(rules.owners_due_by_count, settings_n(curator))
+
+
+def settings_n(curator) -> int:
+    return curator.settings.curator_every_n_memories
