@@ -77,7 +77,7 @@ async def _chat(settings: Settings) -> int:
     try:
         console = ConsoleAdapter(app.core, settings)
         app.core.outbox.register("console", console)  # pushes (reminders) can arrive from the start
-        await app.start_background()
+        await app.start_background(freeze_heap=True)
         await console.run(greet=False)
     finally:
         await app.close()
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     p_import.add_argument("file")
     p_import.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
     p_bench = sub.add_parser("bench", help="benchmarks that print figures")
-    p_bench.add_argument("name", help="conflicts | retrieval | latency | cost | load")
+    p_bench.add_argument("name", help="conflicts | retrieval | latency | cost | load | tidy")
     p_bench.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
 

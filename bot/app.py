@@ -10,6 +10,7 @@ constructor arguments here, never through a registry.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -112,11 +113,14 @@ class App:
     clock: Callable[[], datetime] = utcnow
     _started: bool = field(default=False, repr=False)
 
-    async def start_background(self) -> None:
-        """Start the embedding model's warm-up and the timers (reminders, purge, tidy ...)."""
+    async def start_background(self, *, freeze_heap: bool = False) -> None:
+        """Start the embedding model's warm-up and the timers (reminders, purge, tidy ...).
+        `freeze_heap`: the long-running processes (`run`, `chat`) also `freeze_startup_heap`."""
         await self.warmup.start()
         await self.timers.start()
         self._started = True
+        if freeze_heap:
+            freeze_startup_heap()
 
     async def close(self) -> None:
         await self.core.drain(timeout=10)
@@ -131,6 +135,17 @@ class App:
             except Exception:
                 log.exception("closing the model client failed")
         self.db.dispose()
+
+
+def freeze_startup_heap() -> None:
+    """Keep what start-up built (modules, the rules' tables, the libraries' state: hundreds of
+    thousands of objects that live as long as the process) out of every later full garbage
+    collection. Such a collection holds the GIL for all its length, so every thread, the event
+    loop included, waits for it; with the start-up heap in it, one took 80-150 ms during a
+    tidy-up of 10,000 memories, against 30-45 ms without (`python -m bot bench tidy`). Once per
+    process, after start-up: objects frozen are never collected as cycles."""
+    gc.collect()
+    gc.freeze()
 
 
 _UNSET: Any = object()

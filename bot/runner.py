@@ -46,7 +46,7 @@ async def run_platforms(settings: Settings, *, stop: asyncio.Event | None = None
                 print(f"error: {name} could not start: {exc}", file=sys.stderr)
                 return 1
             log.info("%s started", type(adapter).__name__)
-        await app.start_background()
+        await app.start_background(freeze_heap=True)
         await stop.wait()
         return 0
     finally:

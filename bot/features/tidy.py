@@ -173,7 +173,7 @@ class Curator:
         versions = {it.id: it.version for it in snap.items}
         report: rules.TidyReport = await self._tx(
             rules.apply_plan, owner_id, plan, versions, now,
-            examined=len(snap.items), model_used=model_used, complete=complete,
+            examined=len(snap.items), model_used=model_used, complete=complete, seen=snap.items,
         )
         if report.changed:  # archived or merged memories leave the timeline too
             self.memory.forget_cached(owner_id, vectors=bool(report.merged or report.removed))

@@ -49,7 +49,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -509,9 +509,12 @@ def read_owner(s: Session, owner_id: int) -> OwnerSnapshot:
     owner = s.get(Owner, owner_id)
     if owner is None:
         raise LookupError(f"no owner {owner_id}")
-    rows = s.execute(
+    result = s.execute(
         select(*_ITEM_COLUMNS).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None)).order_by(Memory.id)  # type: ignore[union-attr,arg-type]
-    ).all()
+    )
+    # In slices: turning 10,000 rows into values at once is one long C call that holds the GIL
+    # (the event loop of this process would wait for it); a slice at a time lets it in between.
+    rows = [row for part in result.partitions(500) for row in part]
     questioned = _pending_question_ids(s, owner_id)
     reverted, touched = _event_facts(s, owner_id)
     items = tuple(_item(m, questioned, reverted, touched) for m in rows)
@@ -562,12 +565,16 @@ def apply_plan(
     examined: int = 0,
     model_used: bool = False,
     complete: bool = True,
+    seen: Sequence[Item] | None = None,
 ) -> TidyReport:
     """Apply `plan` in this transaction. A memory whose version is no longer the one the plan
     was made from (the person changed it meanwhile) drops the decisions that involve it.
 
     `complete=False` (a wanted model check did not answer) records the run but not the
-    fingerprint, so the next run looks again instead of skipping."""
+    fingerprint, so the next run looks again instead of skipping. `seen`: the items the plan
+    was made from; the stored fingerprint is then theirs as this run left them (no second read
+    of every memory, and a memory saved meanwhile, which this run never looked at, makes the
+    next run look instead of skip)."""
     ids = sorted(plan.touched_ids())
     rows: dict[int, Memory] = {}
     if ids:
@@ -655,10 +662,10 @@ def apply_plan(
         action.summary = _summary(len(merged), len(removed), len(archived))
         s.add(action)
     s.flush()
-    after = read_owner(s, owner_id)
+    after = read_owner(s, owner_id).items if seen is None else _as_left(seen, rows)
     owner = s.get(Owner, owner_id)
     assert owner is not None
-    owner.curator_fingerprint = fingerprint(after.items, now) if complete and not stale else None
+    owner.curator_fingerprint = fingerprint(after, now) if complete and not stale else None
     owner.curator_ran_at = now
     owner.memories_since_tidy = 0
     s.add(owner)
@@ -672,6 +679,20 @@ def apply_plan(
         action_id=action.id if action is not None else None,
         model_used=model_used,
     )
+
+
+def _as_left(seen: Sequence[Item], changed: Mapping[int, Memory]) -> list[Item]:
+    """The items a plan was made from, as applying it left them (versions moved on, archived,
+    deleted ones gone)."""
+    out = []
+    for it in seen:
+        m = changed.get(it.id)
+        if m is None:
+            out.append(it)
+        elif m.deleted_at is None:
+            out.append(replace(it, version=m.version, archived=m.archived, confidence=m.confidence,
+                               importance=m.importance, last_used_at=m.last_used_at, updated_at=m.updated_at))
+    return out
 
 
 def views(s: Session, owner_id: int, ids: Iterable[int]) -> list[MemoryView]:
