@@ -710,7 +710,7 @@ class TelegramAdapter:
             except Forbidden:
                 if not where.pointer_posted:
                     where.pointer_posted = True
-                    await self._post_pointer(where)
+                    await self._post_pointer(where, out.pointer)
                 return None
         return await self._emit(
             out, where.chat_id, markup, reply_to=where.reply_to, edit=bool(out.edit_of)
@@ -816,8 +816,9 @@ class TelegramAdapter:
         sent = await self._call(self._app.bot.send_document, **kwargs)
         return str(sent.message_id)
 
-    async def _post_pointer(self, where: _Where) -> None:
-        """Tell the group that an answer waits in a private chat the person must open first."""
+    async def _post_pointer(self, where: _Where, pointer: str = "") -> None:
+        """Tell the group that an answer waits in a private chat the person must open first
+        (`pointer`: the core's own words for it, e.g. for a reminder; never the answer)."""
         assert self._app is not None
         username = self._app.bot.username
         name = where.display_name.strip()
@@ -825,6 +826,9 @@ class TelegramAdapter:
             f"I have a private answer for you, but I can't write to you until you start a chat "
             f"with me: open https://t.me/{username} (@{username}), press Start, then ask again."
         )
+        if pointer:
+            rest = f"{pointer} Open https://t.me/{username} (@{username}) and press Start."
+            name = ""
         text = f"{name}, {rest}" if name else rest
         kwargs: dict[str, Any] = {"chat_id": where.chat_id, "text": text}
         if name and where.user_id is not None:

@@ -96,6 +96,8 @@ class Outgoing:
       button press edits the question).
     - `notice`: a short line for the presser only (Telegram callback answer, Discord ephemeral),
       used for refused or repeated presses; an Outgoing with only a notice sends no message.
+    - `pointer`: for a private message to a group chat, what the group is told when the person
+      cannot be reached privately (never the text itself); empty: the adapter's own words.
     """
 
     text: str = ""
@@ -104,6 +106,7 @@ class Outgoing:
     private: bool = False
     edit_of: str | None = None
     notice: str | None = None
+    pointer: str = ""
 
     @property
     def all_buttons(self) -> list[Button]:

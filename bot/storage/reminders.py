@@ -12,7 +12,7 @@ from sqlalchemy import update
 from sqlmodel import Session, select
 
 from bot.events import ChatRef
-from bot.storage.models import Reminder
+from bot.storage.models import Identity, Reminder
 from bot.when.recurrence import Recurrence
 
 log = logging.getLogger(__name__)
@@ -250,3 +250,11 @@ def scheduled_rows(s: Session, before: datetime | None = None) -> list[ReminderV
 def stale_claims(s: Session, now: datetime, lease: timedelta) -> list[ReminderView]:
     stmt = select(Reminder).where(Reminder.state == DELIVERING, Reminder.claimed_at < now - lease)  # type: ignore[arg-type,operator]
     return [ReminderView.of(r) for r in s.exec(stmt)]
+
+
+def display_name(s: Session, platform: str, user_id: str | None) -> str:
+    """The name a person goes by on a platform (for "a reminder for <name>"), or ""."""
+    if not user_id:
+        return ""
+    row = s.exec(select(Identity.display_name).where(Identity.platform == platform, Identity.user_id == user_id)).first()
+    return row or ""

@@ -395,3 +395,35 @@ async def test_export_and_import_travel_as_attachments_and_a_bad_file_changes_no
         assert bot.memories(bob) == {"I have a cat": "current", "I live in Paris": "current", "I like green tea": "current"}
         again = await bot.say1(bob, "/import", attachments=((file.filename, file.data, "application/json"),))
         assert "0 added" in again.content and "2 unchanged" in again.content  # idempotent
+
+
+# --- reminders set privately --------------------------------------------------------------------
+
+
+async def test_a_reminder_set_with_an_ephemeral_slash_command_is_delivered_by_dm(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str
+) -> None:
+    """Issue 17, finding 6: /remind as a slash command in a server was confirmed ephemerally,
+    then "⏰ Reminder: take my antidepressants" was posted in the channel for everyone."""
+    from datetime import timedelta
+
+    alice, bob, general = people["alice"], people["bob"], people["general"]
+    async with running(server, database_url) as bot:
+        assert bot.app is not None
+        await server.slash(alice, general, "remind", text="in 10 minutes take my antidepressants")
+        confirmation = await server.wait_for_bot_message(general, ephemeral=True)
+        assert "take my antidepressants" in confirmation.content
+        server.close_dms(bob)  # Bob does not take DMs from the bot
+        await server.slash(bob, general, "remind", text="in 10 minutes call the bank")
+        await server.wait_for_bot_message(general, count=2, ephemeral=True)
+        with bot.app.db.session() as s:
+            s.execute(sql("UPDATE reminder SET due_at = :t"), {"t": bot.app.clock() - timedelta(seconds=1)})
+        assert await bot.app.delivery.sweep() == 2
+        await server.wait_for_bot_message(bot.dm(alice), count=1, ephemeral=False)
+        [delivered] = server.bot_messages(bot.dm(alice), ephemeral=False)
+        assert delivered.content == "⏰ Reminder: “take my antidepressants”"
+        assert [b.label for b in delivered.buttons] == ["Done", "Snooze 10 min", "Snooze 1 h"]
+        await server.wait_for_bot_message(general, count=1, ephemeral=False)
+        [pointer] = server.bot_messages(general, ephemeral=False)
+        assert pointer.content.startswith(f"<@{bob.id}> ⏰ I have a reminder for Bob, but I can only send it")
+        assert "bank" not in pointer.content and "antidepressants" not in pointer.content

@@ -91,3 +91,51 @@ async def test_a_tidy_up_of_thousands_of_memories_never_freezes_the_bot_for_othe
     assert "/help" in bot.tg.sent(CAROL)[-1].body or "remember" in bot.tg.sent(CAROL)[-1].body
     assert answered < 2.0, f"Carol's /help waited {answered:.1f} s during the tidy-up ({took:.1f} s)"
     assert beat.longest < 0.5, f"the event loop froze for {beat.longest * 1000:.0f} ms"
+
+
+async def deliver_now(bot: Running, text_like: str) -> None:
+    """Make the reminder whose text contains `text_like` due now and run the delivery sweep."""
+    from sqlalchemy import text as sql
+
+    with bot.app.db.session() as s:
+        s.execute(sql("UPDATE reminder SET due_at = :t WHERE text LIKE :w"),
+                  {"t": bot.app.clock() - timedelta(seconds=1), "w": f"%{text_like}%"})
+    assert await bot.app.delivery.sweep() == 1
+
+
+async def states(bot: Running, n: int) -> list[str]:
+    """The reminders' states once none is being delivered any more."""
+    for _ in range(200):
+        got = [state for (state,) in bot.rows("SELECT state FROM reminder ORDER BY id")]
+        if len(got) == n and "delivering" not in got:
+            return got
+        await asyncio.sleep(0.02)
+    return got
+
+
+async def test_a_reminder_set_in_a_group_is_delivered_privately(bot: Running) -> None:
+    """Finding 6: a group /remind was confirmed in private and then delivered to the group:
+    "⏰ Reminder: take my antidepressants" for everyone to read."""
+    await bot.say(CAROL, CAROL, "/start")
+    before_group = len(bot.tg.sent(GROUP))
+    [confirmed] = await bot.say(GROUP, CAROL, "/remind in 10 minutes take my antidepressants", answer_in=CAROL)
+    assert "take my antidepressants" in confirmed.body
+    before_dm = len(bot.tg.sent(CAROL))
+    await deliver_now(bot, "antidepressants")
+    [delivered] = (await bot.tg.wait_for_sent(CAROL, before_dm + 1, timeout=10))[before_dm:]
+    assert delivered.body == "⏰ Reminder: “take my antidepressants”"
+    assert [label for row in delivered.buttons for label, _ in row] == ["Done", "Snooze 10 min", "Snooze 1 h"]
+    # Carol presses Done in her private chat: it is hers
+    answer = await bot.press(CAROL, CAROL, delivered, "Done")
+    assert answer["text"] == "Done."
+
+    # Bob never opened a private chat with the bot: his confirmation and his reminder can only
+    # be pointed at in the group, without their text
+    await bot.say(GROUP, BOB, "/remind in 10 minutes call the bank about the loan", answer_in=GROUP)
+    pointed = len(bot.tg.sent(GROUP))
+    await deliver_now(bot, "call the bank")
+    [pointer] = (await bot.tg.wait_for_sent(GROUP, pointed + 1, timeout=10))[pointed:]
+    assert pointer.body.startswith("⏰ I have a reminder for Bob, but I can only send it in a private chat")
+    group_texts = [m.body for m in bot.tg.sent(GROUP)[before_group:]]
+    assert not any("antidepressants" in t or "bank" in t for t in group_texts), group_texts
+    assert await states(bot, 2) == ["delivered", "delivered"]
