@@ -67,6 +67,24 @@ MIN_INTERVAL_SECONDS = 5 * 60
 MAX_AHEAD = timedelta(days=366 * 50)
 
 EXAMPLES = "'in 10 minutes to stretch', 'tomorrow at 9 call mom' or 'every day at 8 take vitamins'"
+#: Longer than any reminder a person types: the grammar scans positions of the text, so bounding
+#: it keeps a 20,000-character paste from taking seconds (and nothing longer can be stored).
+MAX_REMINDER_INPUT = 2000
+
+
+def repeat_problem(recurrence: Recurrence) -> str | None:
+    """Why a repetition is not one /remind would set, or None if it is. The same limits hold for
+    a stored or imported repetition as for a typed one: not more often than every
+    `MIN_INTERVAL_SECONDS`, not less often than every `MAX_REPEAT_DAYS` days."""
+    if recurrence.kind == "interval":
+        seconds = recurrence.seconds or 0
+        if seconds < MIN_INTERVAL_SECONDS:
+            return f"it repeats more often than every {duration_words(MIN_INTERVAL_SECONDS)}"
+        if seconds > MAX_REPEAT_DAYS * 86400:
+            return "it repeats less often than once in ten years"
+    if recurrence.kind == "days" and (recurrence.days or 0) > MAX_REPEAT_DAYS:
+        return "it repeats less often than once in ten years"
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -932,6 +950,9 @@ def parse_reminder(text: str, tz: str, now: datetime) -> ReminderRequest | Parse
     text = (text or "").strip()
     if not re.search(r"\w", text):
         return ParseProblem(f"What should I remind you about, and when? For example: {EXAMPLES}.")
+    if len(text) > MAX_REMINDER_INPUT:
+        return ParseProblem(f"That's too long for a reminder ({len(text):,} characters; the limit is "
+                            f"{MAX_REMINDER_INPUT:,}). Please say it more briefly.")
     too_far = ParseProblem("That's too far away for a reminder. Did you mistype the date?")
     split = _split(text)
     if split is not None:
