@@ -240,7 +240,7 @@ def wire(app: App) -> None:
     router.command("start", mem.on_help)
     router.command("undo", mem.on_undo)
     router.command("export", mem.on_export)
-    router.command("import", mem.on_import)
+    router.command("import", mem.ImportCommand(settings.imports_per_hour, app.clock).on_import)
     router.command("forget_me", mem.on_forget_me)
     router.command("why", app.why.on_why)
     router.command("reminders", reminders.on_list)

@@ -84,6 +84,7 @@ class Settings(BaseSettings):
     # --- safety ----------------------------------------------------------------------------
     allowed_users: str = ""  # e.g. "telegram:123,discord:456"; empty = everyone
     rate_limit_per_minute: int = Field(20, ge=0)  # model-using messages per person; 0 = off
+    imports_per_hour: int = Field(5, ge=1)  # /import runs per person per hour
     log_level: str = "INFO"
 
     @field_validator("default_timezone")

@@ -326,16 +326,21 @@ class ReminderDelivery:
 
     async def _send_claimed(self, r: ReminderView, *, maybe_repeat: bool) -> bool:
         now = self.clock()
-        repeats = r.repeats
-        next_due = next_occurrence(repeats, r.due_at, now, r.timezone) if repeats else None
-        message = delivery_text(
-            r.text, r.due_at, now, r.timezone, self.settings.reminder_grace_minutes,
-            repeats=repeats, next_due=next_due, maybe_repeat=maybe_repeat,
-        )
-        try:
+        try:  # whatever fails while composing is a failed attempt, never a claim left hanging
+            repeats = r.repeats
+            next_due = next_occurrence(repeats, r.due_at, now, r.timezone) if repeats else None
+            message = delivery_text(
+                r.text, r.due_at, now, r.timezone, self.settings.reminder_grace_minutes,
+                repeats=repeats, next_due=next_due, maybe_repeat=maybe_repeat,
+            )
             buttons = await self.buttons_for(r.owner_id, r.id)
             name = await self.db.tx(rows.display_name, r.platform, r.user_id)
             out = Outgoing(text=message.text, buttons=buttons, private=True, pointer=pointer_text(name))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return await self._failed(r, exc)
+        try:
             await asyncio.wait_for(self.outbox.send(r.chat, out), timeout=self.send_timeout)
         except asyncio.CancelledError:
             raise

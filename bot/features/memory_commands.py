@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot.core import commands as c
 from bot.core import render
@@ -16,7 +16,7 @@ from bot.core.buttons import ButtonSpec
 from bot.core.core import Core
 from bot.core.replies import LIST_TITLES, _short, conflict_message, describe_save, numbered, reply
 from bot.core.turn import Turn
-from bot.events import Attachment, Incoming, Outgoing
+from bot.events import Attachment, ChatRef, Incoming, Outgoing
 from bot.memory import FactError, ImportProblem, JudgeFn, Which
 from bot.storage.models import Source, utcnow
 from bot.when.zones import resolve_timezone
@@ -183,15 +183,54 @@ async def on_export(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> 
     ]
 
 
-async def on_import(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:
-    files = [a for a in msg.attachments if a.data]
-    if not files:
-        return [reply(turn, "Send the backup file together with /import (as its caption or message).")]
-    try:
-        report = await core.memory.import_bytes(turn.owner_id, files[0].data)
-    except ImportProblem as exc:
-        return [reply(turn, f"Nothing was imported. {exc}")]
-    return [reply(turn, report.summary())]
+IMPORT_WINDOW = timedelta(hours=1)
+
+
+def import_wait(recent: list[datetime], now: datetime, limit: int,
+                window: timedelta = IMPORT_WINDOW) -> timedelta | None:
+    """How long a person must wait before their next import, or None if they may import now:
+    at most `limit` imports in any `window` (each one is a large write everyone's storage
+    shares)."""
+    inside = sorted(t for t in recent if now - t < window)
+    if len(inside) < limit:
+        return None
+    return inside[-limit] + window - now
+
+
+def importer_chat(turn: Turn) -> ChatRef:
+    """The importer's private chat on the platform the import came through: where imported
+    reminders go. In a group that is the person's own chat (on Telegram and Discord the adapter
+    reaches it from the user id), never the group."""
+    if turn.is_group:
+        return ChatRef(turn.platform, turn.user_id, turn.user_id)
+    return ChatRef(turn.platform, turn.chat.chat_id, turn.user_id)
+
+
+class ImportCommand:
+    """/import with a backup file, rate limited per person (settings.imports_per_hour)."""
+
+    def __init__(self, per_hour: int, clock: Callable[[], datetime] = utcnow) -> None:
+        self.per_hour = per_hour
+        self.clock = clock
+        self._recent: dict[int, list[datetime]] = {}
+
+    async def on_import(self, core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:
+        files = [a for a in msg.attachments if a.data]
+        if not files:
+            return [reply(turn, "Send the backup file together with /import (as its caption or message).")]
+        now = self.clock()
+        recent = self._recent.get(turn.owner_id, [])
+        wait = import_wait(recent, now, self.per_hour)
+        if wait is not None:
+            minutes = max(1, -(-int(wait.total_seconds()) // 60))
+            return [reply(turn, f"Nothing was imported: that is {self.per_hour} imports within an hour, the "
+                                f"most I take. Please try again in {minutes} minute{'s' if minutes != 1 else ''}.")]
+        self._recent[turn.owner_id] = [t for t in recent if now - t < IMPORT_WINDOW] + [now]
+        try:
+            report = await core.memory.import_bytes(turn.owner_id, files[0].data, via=importer_chat(turn))
+        except ImportProblem as exc:
+            return [reply(turn, f"Nothing was imported. {exc}")]
+        return [reply(turn, report.summary())]
 
 
 async def on_forget_me(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:

@@ -34,7 +34,9 @@ from bot.memory.writing import transfer
 from bot.memory.writing import undo as undo_mod
 from bot.storage.db import ConcurrentUpdate, Database
 from bot.memory.listing import History, Which
-from bot.storage.models import Action, Memory, Source
+from bot.events import ChatRef
+from bot.when.zones import is_valid_timezone
+from bot.storage.models import Action, Memory, Source, utcnow
 from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.recall.scoring import Weights
@@ -107,8 +109,12 @@ class MemoryService:
         await self._tx(owners.set_timezone, owner_id, tz)
 
     async def timezone_of(self, owner_id: int) -> str:
+        """The person's zone; the default for one that is not a zone (stored before imports
+        were checked: "Mars/Olympus" made every reminder command fail)."""
         prefs = await self.prefs(owner_id)
-        return prefs.timezone or self.settings.default_timezone
+        if prefs.timezone and is_valid_timezone(prefs.timezone):
+            return prefs.timezone
+        return self.settings.default_timezone
 
     # --- saving ------------------------------------------------------------------------------
     async def remember(
@@ -254,6 +260,9 @@ class MemoryService:
         await self._tx(work)
 
     async def purge_due(self) -> int:
+        """Deleted memories past the undo window lose their text; imports abandoned half-way
+        (the process died while staging) lose their staged rows."""
+        await self._tx(transfer.discard_abandoned)
         return await self._tx(purge.purge_due, timedelta(seconds=self.settings.undo_window_seconds))
 
     # --- reading -----------------------------------------------------------------------------
@@ -369,11 +378,40 @@ class MemoryService:
     async def export_bytes(self, owner_id: int) -> bytes:
         return json.dumps(await self.export(owner_id), ensure_ascii=False, indent=1).encode("utf-8")
 
-    async def import_bytes(self, owner_id: int, raw: bytes | str) -> ImportReport:
-        """Validate then apply a backup in one transaction; raises ImportProblem and changes
-        nothing when the file is malformed."""
-        backup = transfer.parse_backup(raw)
-        report = await self._tx(transfer.import_backup, owner_id, backup)
+    async def import_bytes(self, owner_id: int, raw: bytes | str, *, via: ChatRef | None = None) -> ImportReport:
+        """Validate then apply a backup; raises ImportProblem and changes nothing when the file
+        is malformed. `via`: the importer's private chat on the platform the import came
+        through, where its reminders will go (None from the command line: only reminders of
+        the owner's own identities are kept; see bot.memory.writing.transfer).
+
+        Never one long transaction: parsing and cleaning run on a worker thread, the rows are
+        staged in batches of `transfer.BATCH_ROWS` (each its own short transaction, so other
+        people's work interleaves), and one final transaction makes them the owner's."""
+        now = utcnow()
+        report = transfer.ImportReport()
+
+        def read() -> transfer.Backup:
+            return transfer.clean_backup(transfer.parse_backup(raw), now, report)
+
+        backup = await asyncio.to_thread(read)
+        plan = await self._tx(transfer.plan_import, owner_id, backup, via, now, report)
+        if not plan.writes:
+            return report
+        staging: int = await self._tx(transfer.open_staging, owner_id)
+        try:
+            staged: dict[str, int] = {}
+            for i in range(0, len(plan.adds), transfer.BATCH_ROWS):
+                staged.update(await self._tx(transfer.stage_memories, staging, plan.adds[i:i + transfer.BATCH_ROWS]))
+            for i in range(0, max(len(plan.episodes), len(plan.procedures)), transfer.BATCH_ROWS):
+                await self._tx(transfer.stage_others, staging, plan.episodes[i:i + transfer.BATCH_ROWS],
+                               plan.procedures[i:i + transfer.BATCH_ROWS])
+            report = await self._tx(transfer.finish_import, plan, staging, staged, now, retry_on_conflict=False)
+        except BaseException:
+            try:
+                await self._tx(transfer.discard_staging, staging)
+            except Exception:  # left for discard_abandoned (the purge job)
+                log.warning("could not discard a failed import's staged rows; the purge job will")
+            raise
         self.forget_cached(owner_id)
         return report
 

@@ -295,6 +295,18 @@ class ModelUsage(SQLModel, table=True):
     calls: int = 0
 
 
+class ImportStaging(SQLModel, table=True):
+    """An import being written in batches: its rows wait under `staging_owner_id`, an owner no
+    identity maps to (so nobody sees them and every query, scoped by owner, passes them by),
+    until one transaction moves them to `owner_id`. A row left behind by a crash is an
+    abandoned import: its staged rows are deleted (bot.memory.writing.transfer)."""
+
+    __tablename__ = "import_staging"
+    staging_owner_id: int = Field(foreign_key="owner.id", primary_key=True)
+    owner_id: int = Field(foreign_key="owner.id", index=True)
+    started_at: datetime = Field(default_factory=utcnow)
+
+
 class LinkCode(SQLModel, table=True):
     """A one-time code shown on one platform and typed on another to join two identities."""
 

@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 from bot.events import ChatRef
 from bot.storage.models import Identity, Reminder
 from bot.when.recurrence import Recurrence
+from bot.when.zones import is_valid_timezone
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,9 @@ class ReminderView:
             owner_id=r.owner_id,
             text=r.text,
             due_at=r.due_at,
-            timezone=r.timezone,
+            # a zone that is not one (written before imports were checked) reads as UTC, so the
+            # reminder is still listed and delivered instead of failing on every try
+            timezone=r.timezone if is_valid_timezone(r.timezone) else "UTC",
             recurrence=r.recurrence,
             platform=r.platform,
             chat_id=r.chat_id,

@@ -139,3 +139,57 @@ async def test_a_reminder_set_in_a_group_is_delivered_privately(bot: Running) ->
     group_texts = [m.body for m in bot.tg.sent(GROUP)[before_group:]]
     assert not any("antidepressants" in t or "bank" in t for t in group_texts), group_texts
     assert await states(bot, 2) == ["delivered", "delivered"]
+
+
+async def test_an_imported_backup_cannot_make_the_bot_post_to_anyone_else(bot: Running) -> None:
+    """Finding 1: one imported file made the bot send a phishing text to another person's
+    private chat, post into a group every second, into a Discord channel and the operator's
+    terminal; the victim's Done press answered "This button isn't yours"."""
+    await bot.say(ALICE, ALICE, "/start")
+    await bot.say(CAROL, CAROL, "/start")
+    soon = (bot.app.clock() + timedelta(seconds=2)).isoformat()
+    phishing = "Your account is locked: log in at http://evil.example/alice"
+    backup = {
+        "format": "memory-assistant-backup", "version": 1, "exported_at": "2026-01-01T00:00:00Z",
+        "reminders": [
+            {"uid": "r1", "text": phishing, "due_at": soon, "platform": "telegram",
+             "chat_id": str(ALICE), "user_id": str(ALICE)},
+            {"uid": "r2", "text": "spam spam spam", "due_at": soon, "platform": "telegram",
+             "chat_id": str(GROUP), "recurrence": "every:1s"},
+            {"uid": "r3", "text": "hello discord", "due_at": soon, "platform": "discord",
+             "chat_id": "424242", "user_id": "31337"},
+            {"uid": "r4", "text": "\x1b]0;owned\x07hello terminal", "due_at": soon, "platform": "console",
+             "chat_id": "local", "user_id": "local"},
+            {"uid": "r5", "text": "on Mars", "due_at": soon, "platform": "telegram", "chat_id": str(ALICE),
+             "timezone": "Mars/Olympus"},
+        ],
+    }
+    group_before, alice_before = len(bot.tg.sent(GROUP)), len(bot.tg.sent(ALICE))
+    done, _ = await bot.send_file(CAROL, CAROL, json.dumps(backup).encode(), "backup.json", "/import")
+    assert done.body.startswith("Import done: 0 added, 0 updated, 0 unchanged, 3 reminders set (they come to "
+                                "you privately, here).")
+    assert "reminders in a time zone I don't know: 1" in done.body
+    assert "reminders that repeat more or less often than /remind allows: 1" in done.body
+    carol = await bot.owner(CAROL)
+    assert bot.rows("SELECT uid, platform, chat_id, user_id FROM reminder ORDER BY uid") == [
+        ("r1", "telegram", str(CAROL), str(CAROL)),
+        ("r3", "telegram", str(CAROL), str(CAROL)),
+        ("r4", "telegram", str(CAROL), str(CAROL)),
+    ]
+    carol_before = len(bot.tg.sent(CAROL))
+    await asyncio.sleep(2.2)
+    await bot.app.delivery.sweep()
+    delivered = (await bot.tg.wait_for_sent(CAROL, carol_before + 3, timeout=15))[carol_before:]
+    assert sorted(m.body for m in delivered) == sorted([
+        f"⏰ Reminder: “{phishing}”", "⏰ Reminder: “hello discord”", "⏰ Reminder: “]0;ownedhello terminal”"])
+    await asyncio.sleep(1.5)  # a repetition every second would have posted again by now
+    assert len(bot.tg.sent(GROUP)) == group_before and len(bot.tg.sent(ALICE)) == alice_before
+    assert {c.params.get("chat_id") for c in bot.tg.calls_to("sendMessage")} <= {str(ALICE), str(CAROL), ALICE, CAROL}
+    # the reminders are Carol's own: her Done press works
+    answer = await bot.press(CAROL, CAROL, delivered[0], "Done")
+    assert answer["text"] == "Done."
+    # and her reminder commands work afterwards (no "Something went wrong")
+    listing = await bot.say1(CAROL, CAROL, "/reminders")
+    assert listing.startswith("You have no upcoming reminders")
+    assert "I'll remind you" in await bot.say1(CAROL, CAROL, "/remind in 10 minutes stretch")
+    assert carol is not None

@@ -4,6 +4,7 @@ PostgreSQL, with a fixed clock. The time grammar itself has its own table tests
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -227,3 +228,33 @@ async def test_forget_me_removes_reminders_and_their_timers(database, settings):
         assert not app.delivery.has_timer(r.id)
     finally:
         await app.timers.stop()
+
+
+async def test_a_zone_that_is_not_one_no_longer_breaks_commands_or_delivery(rig, database):
+    """Issue 17, finding 8: an imported "Mars/Olympus" (stored before imports were checked) made
+    every reminder command answer "Something went wrong", and its reminder stayed in
+    'delivering', retried and failing forever."""
+    from bot.storage.models import Owner
+
+    app, _, clock = rig
+    owner = await app.memory.owner_for("console", "u1")
+    with database.session() as s:
+        o = s.get(Owner, owner)
+        o.timezone = "Mars/Olympus"
+        s.add(o)
+        s.add(Reminder(owner_id=owner, text="water the plants", due_at=clock() - timedelta(seconds=1),
+                       timezone="../../etc/passwd", recurrence="daily@08:00", platform="console",
+                       chat_id="u1", user_id="u1"))
+    listing = await say(app, "/reminders")
+    assert "water the plants" in listing.text and "Something went wrong" not in listing.text
+    assert "I'll remind you" in (await say(app, "/remind in 10 minutes to stretch")).text
+    await app.timers.start()
+    await app.delivery.sweep()
+    sender = app.core.outbox.senders["console"]
+    for _ in range(100):
+        if sender.sent:
+            break
+        await asyncio.sleep(0.02)
+    assert any("water the plants" in m.text for _, m in sender.sent)
+    [plants] = [r for r in rows(database) if r.text == "water the plants"]
+    assert plants.state == "scheduled" and plants.attempts == 0  # delivered, next one scheduled

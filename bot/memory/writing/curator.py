@@ -58,7 +58,7 @@ from sqlmodel import Session, select
 
 from bot.memory.writing.changes import void_conflicts_naming
 from bot.memory.rules.conflict import is_near_duplicate
-from bot.storage.models import Action, Conflict, EventKind, Memory, MemoryEvent, Owner, Status, utcnow
+from bot.storage.models import Action, Conflict, EventKind, ImportStaging, Memory, MemoryEvent, Owner, Status, utcnow
 from bot.memory.rules.slots import find_slots, slot_value
 from bot.memory.store import MemoryView, log_event, new_action, snapshot, touch
 from bot.memory.rules.text import content_words, names, numbers
@@ -521,9 +521,15 @@ def read_owner(s: Session, owner_id: int) -> OwnerSnapshot:
     return OwnerSnapshot(owner_id, items, owner.curator_fingerprint, owner.curator_ran_at)
 
 
+def _staging(s: Session) -> set[int]:
+    """Owners that hold an import being staged: nobody's memories yet, never tidied."""
+    return set(s.exec(select(ImportStaging.staging_owner_id)))
+
+
 def owners_with_memories(s: Session) -> list[int]:
     rows = s.exec(select(Memory.owner_id).where(Memory.deleted_at.is_(None)).distinct()).all()  # type: ignore[union-attr]
-    return sorted(int(r) for r in rows)
+    staging = _staging(s)
+    return sorted(int(r) for r in rows if int(r) not in staging)
 
 
 def owners_due_by_count(s: Session, every_n: int) -> list[int]:
@@ -538,7 +544,8 @@ def owners_due_by_count(s: Session, every_n: int) -> list[int]:
         .group_by(Memory.owner_id)
         .having(func.count(Memory.id) >= every_n)  # type: ignore[arg-type]
     )
-    return sorted(int(owner_id) for owner_id, _ in s.exec(stmt).all())
+    staging = _staging(s)
+    return sorted(int(owner_id) for owner_id, _ in s.exec(stmt).all() if int(owner_id) not in staging)
 
 
 # --- applying --------------------------------------------------------------------------------
