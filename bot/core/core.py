@@ -127,7 +127,7 @@ class Core:
                 )
                 return await handler(self, turn, claim, press)
         except StorageError as exc:
-            return [Outgoing(notice="Nothing was changed.", text=exc.person_message)]
+            return [Outgoing(notice=exc.notice, text=exc.person_message)]
         except Exception:
             log.exception("failed to handle a button press")
             return [Outgoing(notice=SOMETHING_WRONG)]
