@@ -255,6 +255,7 @@ def wire(app: App) -> None:
     router.press("forget_me", presses.ForgetMePress(app.reminders.forget_owner).on_press)
     router.press(REMINDER_ACTION, reminders.on_press)
     router.press(RECHECK_ACTION, app.rechecker.on_press)
+    router.press(linking.PRESS_ACTION, linking.on_press)
 
     # periodic jobs (reminder delivery adds its own sweep)
     timers, memory, db, clock = app.timers, app.memory, app.db, app.clock
