@@ -19,6 +19,7 @@ BENCHES = {
     "cost": "bench.cost",
     "load": "bench.load",
     "tidy": "bench.tidy",
+    "import": "bench.importing",
 }
 
 

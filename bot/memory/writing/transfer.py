@@ -659,9 +659,12 @@ def stage_memories(s: Session, staging: int, records: list[MemoryRecord]) -> dic
     ]
     ids = {uid: mid for mid, uid in s.execute(insert(_MEMORY).returning(_MEMORY.c.id, _MEMORY.c.uid), rows)}
     action_id = _action_id(s, staging)
+    owner_id = s.get(ImportStaging, staging).owner_id  # type: ignore[union-attr]
     now = utcnow()
+    # the events belong to the importer from the start: they hang on the staging memories, which
+    # nobody sees, so moving them later would be work for nothing
     events = [
-        {"owner_id": staging, "memory_id": ids[r.uid], "action_id": action_id, "kind": EventKind.IMPORTED.value,
+        {"owner_id": owner_id, "memory_id": ids[r.uid], "action_id": action_id, "kind": EventKind.IMPORTED.value,
          "actor": "person", "before_json": None, "note": "from backup", "created_at": now,
          "after_json": json.dumps(_snapshot_of({f: getattr(r, f) for f in _FIELDS}, 1))}
         for r in records
@@ -682,7 +685,9 @@ def discard_staging(s: Session, staging: int) -> None:
     """Delete everything staged under `staging` (a failed or abandoned import)."""
     if s.get(ImportStaging, staging) is None:
         return
-    s.execute(sa_delete(MemoryEvent).where(MemoryEvent.owner_id == staging))
+    action_ids = list(s.exec(select(Action.id).where(Action.owner_id == staging)))
+    if action_ids:
+        s.execute(sa_delete(MemoryEvent).where(MemoryEvent.action_id.in_(action_ids)))  # type: ignore[union-attr]
     s.execute(update(Memory).where(Memory.owner_id == staging).values(replaced_by=None))
     s.execute(sa_delete(Memory).where(Memory.owner_id == staging))
     s.execute(sa_delete(Action).where(Action.owner_id == staging))
@@ -722,7 +727,7 @@ def finish_import(s: Session, plan: ImportPlan, staging: int, staged_ids: dict[s
         mid = staged_ids.pop(uid)
         s.execute(sa_delete(MemoryEvent).where(MemoryEvent.memory_id == mid))
         s.execute(sa_delete(Memory).where(Memory.id == mid))
-    for model in (Memory, MemoryEvent, Action, Episode, Procedure):
+    for model in (Memory, Action, Episode, Procedure):  # (the events are the owner's already)
         table = _table(model)
         s.execute(update(table).where(table.c.owner_id == staging).values(owner_id=owner_id))
     report.added = len(staged_ids)
@@ -760,10 +765,11 @@ def finish_import(s: Session, plan: ImportPlan, staging: int, staged_ids: dict[s
     live = {u: i for u, i in {**plan.existing_ids, **staged_ids}.items() if i not in gone}
     links = []
     for uid, target in plan.links.items():
-        mid = staged_ids.get(uid) if uid in staged_ids else plan.existing_ids.get(uid)
-        if mid is None:
-            continue
-        links.append({"mid": mid, "target": live.get(target) if target else None})
+        if uid in staged_ids:  # a new row: its replaced_by is empty unless it names one
+            if target and target in live:
+                links.append({"mid": staged_ids[uid], "target": live[target]})
+        elif uid in plan.existing_ids:  # an updated row: set or cleared as the backup says
+            links.append({"mid": plan.existing_ids[uid], "target": live.get(target) if target else None})
     if links:
         s.execute(update(_MEMORY).where(_MEMORY.c.id == bindparam("mid")).values(replaced_by=bindparam("target")), links)
 
