@@ -237,3 +237,14 @@ def test_the_import_limit_is_a_sliding_hour() -> None:
 def test_reports_say_nothing_about_what_did_not_happen() -> None:
     assert ImportReport(added=3).summary() == "Import done: 3 added, 0 updated, 0 unchanged."
     assert is_valid_timezone("Europe/Paris")
+
+
+async def test_an_imported_unsure_memory_says_how_to_settle_it(memory) -> None:
+    """Issue 17 (informational): an imported "unsure" memory sat in "waiting for your answer"
+    with no question to answer."""
+    o = await memory.owner_for("console", "erin")
+    doc = {**BASE, "memories": [memory_record("u1", "I live in Leeds", status="unsure"),
+                                memory_record("u2", "I drive a Fiat")]}
+    summary = (await memory.import_bytes(o, json.dumps(doc))).summary()
+    assert "1 was marked possibly outdated in the backup, without the question" in summary
+    assert "/restore <n> keeps one as current, /past <n> marks it as past" in summary

@@ -218,6 +218,7 @@ class ImportReport:
     dates_set: int = 0  # times out of range, set into it
     dropped: dict[str, int] = field(default_factory=dict)  # why -> how many (reminders, empty texts)
     timezone_dropped: bool = False
+    unsure: int = 0  # imported as "possibly outdated": their question was not in the backup
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -255,6 +256,10 @@ class ImportReport:
             dropped.append("the time zone, which I don't know")
         if dropped:
             text += " Not imported: " + "; ".join(dropped) + "."
+        if self.unsure:
+            text += (f" {self.unsure} {'was' if self.unsure == 1 else 'were'} marked possibly outdated in the "
+                     "backup, without the question: /memories review lists them; /restore <n> keeps one as "
+                     "current, /past <n> marks it as past.")
         return text
 
 
@@ -732,6 +737,8 @@ def finish_import(s: Session, plan: ImportPlan, staging: int, staged_ids: dict[s
         s.execute(update(table).where(table.c.owner_id == staging).values(owner_id=owner_id))
     report.added = len(staged_ids)
     report.other_added = len(plan.episodes) + len(plan.procedures)
+    report.unsure = sum(1 for r in plan.adds if r.uid in staged_ids and r.status == "unsure") + sum(
+        1 for r, _ in plan.updates if r.status == "unsure")
 
     events: list[dict[str, Any]] = []
 
