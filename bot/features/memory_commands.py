@@ -225,11 +225,14 @@ class ImportCommand:
             minutes = max(1, -(-int(wait.total_seconds()) // 60))
             return [reply(turn, f"Nothing was imported: that is {self.per_hour} imports within an hour, the "
                                 f"most I take. Please try again in {minutes} minute{'s' if minutes != 1 else ''}.")]
-        self._recent[turn.owner_id] = [t for t in recent if now - t < IMPORT_WINDOW] + [now]
         try:
             report = await core.memory.import_bytes(turn.owner_id, files[0].data, via=importer_chat(turn))
-        except ImportProblem as exc:
+        except ImportProblem as exc:  # refused before anything was written: not counted
             return [reply(turn, f"Nothing was imported. {exc}")]
+        except BaseException:
+            self._recent[turn.owner_id] = [t for t in recent if now - t < IMPORT_WINDOW] + [now]
+            raise
+        self._recent[turn.owner_id] = [t for t in recent if now - t < IMPORT_WINDOW] + [now]
         return [reply(turn, report.summary())]
 
 

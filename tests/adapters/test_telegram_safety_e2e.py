@@ -90,7 +90,9 @@ async def test_a_tidy_up_of_thousands_of_memories_never_freezes_the_bot_for_othe
     assert report.owner_id == alice and len(report.merged) >= restated  # the real work was done
     assert "/help" in bot.tg.sent(CAROL)[-1].body or "remember" in bot.tg.sent(CAROL)[-1].body
     assert answered < 2.0, f"Carol's /help waited {answered:.1f} s during the tidy-up ({took:.1f} s)"
-    assert beat.longest < 0.5, f"the event loop froze for {beat.longest * 1000:.0f} ms"
+    # generous: a full garbage collection of the test process's own heap, or another process on
+    # this 2-core machine, can pause it for a few hundred ms; the curator froze it for minutes
+    assert beat.longest < 1.0, f"the event loop froze for {beat.longest * 1000:.0f} ms"
 
 
 async def deliver_now(bot: Running, text_like: str) -> None:

@@ -248,3 +248,24 @@ async def test_an_imported_unsure_memory_says_how_to_settle_it(memory) -> None:
     summary = (await memory.import_bytes(o, json.dumps(doc))).summary()
     assert "1 was marked possibly outdated in the backup, without the question" in summary
     assert "/restore <n> keeps one as current, /past <n> marks it as past" in summary
+
+
+async def test_imports_are_limited_per_person_and_refused_files_do_not_count(core, database) -> None:
+    from bot.events import Attachment, Incoming
+
+    def sent(user: str, data: bytes) -> Incoming:
+        return Incoming(platform="console", chat_id=user, user_id=user, text="/import",
+                        attachments=(Attachment("b.json", data, "application/json"),))
+
+    good = json.dumps({**BASE, "memories": [memory_record("m1", "I keep bees")]}).encode()
+    for _ in range(3):
+        [out] = await core.handle_message(sent("fay", b"{broken"))
+        assert out.text.startswith("Nothing was imported. The file is not valid JSON")
+    for _ in range(core.settings.imports_per_hour):
+        [out] = await core.handle_message(sent("fay", good))
+        assert out.text.startswith("Import done:"), out.text
+    [out] = await core.handle_message(sent("fay", good))
+    assert out.text.startswith(f"Nothing was imported: that is {core.settings.imports_per_hour} imports within an hour")
+    assert "try again in 60 minutes" in out.text
+    [out] = await core.handle_message(sent("gus", good))  # another person is not held back
+    assert out.text.startswith("Import done: 1 added")
