@@ -154,7 +154,7 @@ class Curator:
             # after an incomplete run (no fingerprint stored) look at the newest again, not
             # only at what came since that run
             since = snap.ran_at if snap.stored_fingerprint is not None else None
-            candidates = rules.junk_candidates(snap.items, since)
+            candidates = await asyncio.to_thread(rules.junk_candidates, snap.items, since)
             if candidates:
                 model_used = True
                 try:
@@ -171,10 +171,7 @@ class Curator:
             log.info("curator: owner %s: out of time for this run; continuing next run", owner_id)
             return rules.TidyReport(owner_id, skipped="budget", examined=len(snap.items))
         versions = {it.id: it.version for it in snap.items}
-        report: rules.TidyReport = await self._tx(
-            rules.apply_plan, owner_id, plan, versions, now,
-            examined=len(snap.items), model_used=model_used, complete=complete, seen=snap.items,
-        )
+        report = await self._apply(owner_id, snap, plan, versions, now, model_used=model_used, complete=complete)
         if report.changed:  # archived or merged memories leave the timeline too
             self.memory.forget_cached(owner_id, vectors=bool(report.merged or report.removed))
         if report.changed:
@@ -183,6 +180,37 @@ class Curator:
                 owner_id, len(report.merged), len(report.removed), len(report.archived),
             )
         return report
+
+    async def _apply(
+        self, owner_id: int, snap: rules.OwnerSnapshot, plan: rules.Plan, versions: dict[int, int],
+        now: datetime, *, model_used: bool, complete: bool,
+    ) -> rules.TidyReport:
+        """The plan in parts of `rules.PART_SIZE` changes, one transaction each (others' storage
+        work runs in between), all on one Action; then the run is recorded."""
+        merged: list[rules.MergeDone] = []
+        removed: list[str] = []
+        archived: list[str] = []
+        left: dict[int, rules.Left] = {}
+        stale = 0
+        action_id: str | None = None
+        for part in rules.split_plan(plan):
+            done: rules.Applied = await self._tx(rules.apply_part, owner_id, part, versions, now, action_id)
+            action_id = done.action_id or action_id
+            merged += done.merged
+            removed += done.removed
+            archived += done.archived
+            stale += done.stale
+            left.update(done.left)
+        stored = None
+        if complete and not stale:
+            after = await asyncio.to_thread(rules.as_left, snap.items, left)
+            stored = await asyncio.to_thread(rules.fingerprint, after, now)
+        await self._tx(rules.finish_run, owner_id, now, stored, action_id,
+                       rules.run_summary(len(merged), len(removed), len(archived)))
+        return rules.TidyReport(
+            owner_id, examined=len(snap.items), merged=tuple(merged), removed=tuple(removed),
+            archived=tuple(archived), stale=stale, action_id=action_id, model_used=model_used,
+        )
 
     def _decide(
         self, owner_id: int, items: tuple[rules.Item, ...], now: datetime, flags: dict[int, float]

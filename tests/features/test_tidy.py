@@ -411,3 +411,33 @@ async def test_a_person_with_more_memories_than_one_run_allows_is_tidied_over_se
 
 def settings_n(curator) -> int:
     return curator.settings.curator_every_n_memories
+
+
+async def test_a_large_plan_is_applied_in_parts_on_one_action_that_undo_reverts(rig, database, monkeypatch):
+    """Thousands of changes in one transaction held the storage thread for seconds; in parts,
+    others' work runs in between. It is still one tidy-up: one Action, one /undo."""
+    app, curator = rig
+    a = await app.memory.owner_for("console", "u1")
+    for i in range(12):
+        insert_raw(database, a, f"I collected stamps from country {i} in the series number {i}")
+        insert_raw(database, a, f"I collected stamps from country {i} in the series number {i}.")
+    monkeypatch.setattr(rules, "PART_SIZE", 4)
+    transactions = []
+    real = rules.apply_part
+
+    def counting(*args, **kw):
+        transactions.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(rules, "apply_part", counting)
+    report = await curator.tidy(a)
+    assert len(report.merged) == 12 and len(transactions) == 6
+    with database.session() as s:
+        kinds = s.exec(select(Action.kind).where(Action.owner_id == a, Action.kind == "tidy")).all()
+    assert kinds == ["tidy"]
+    assert sum(not m.archived for m in memories(database, a).values()) == 12
+    assert (await curator.tidy(a)).skipped == "unchanged"  # the fingerprint of the parts' outcome
+    await app.memory.claim_action(a, report.action_id)
+    undone = await app.memory.undo(a)
+    assert undone.ok
+    assert sum(not m.archived for m in memories(database, a).values()) == 24

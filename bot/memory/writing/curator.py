@@ -562,26 +562,79 @@ def _summary(report_merges: int, removed: int, archived: int) -> str:
     return f"the tidy-up ({', '.join(parts)})"
 
 
-def apply_plan(
-    s: Session,
-    owner_id: int,
-    plan: Plan,
-    versions: Mapping[int, int],
-    now: datetime,
-    *,
-    examined: int = 0,
-    model_used: bool = False,
-    complete: bool = True,
-    seen: Sequence[Item] | None = None,
-) -> TidyReport:
-    """Apply `plan` in this transaction. A memory whose version is no longer the one the plan
-    was made from (the person changed it meanwhile) drops the decisions that involve it.
+#: Decisions one transaction applies at most: a tidy-up of 50,000 memories is thousands of
+#: changes, and one transaction holding the SQLite thread for all of them would make everyone's
+#: storage wait; in parts, others' work runs in between.
+PART_SIZE = 300
 
-    `complete=False` (a wanted model check did not answer) records the run but not the
-    fingerprint, so the next run looks again instead of skipping. `seen`: the items the plan
-    was made from; the stored fingerprint is then theirs as this run left them (no second read
-    of every memory, and a memory saved meanwhile, which this run never looked at, makes the
-    next run look instead of skip)."""
+
+def split_plan(plan: Plan, size: int | None = None) -> list[Plan]:
+    """The plan in parts of about `size` (default `PART_SIZE`) memories each (a merge is never
+    split)."""
+    size = size or PART_SIZE
+    parts: list[Plan] = []
+    merges: list[Merge] = []
+    remove: list[tuple[int, str]] = []
+    archive: list[int] = []
+    count = 0
+
+    def cut() -> None:
+        nonlocal merges, remove, archive, count
+        if merges or remove or archive:
+            parts.append(Plan(merges=tuple(merges), remove=tuple(remove), archive=tuple(archive)))
+        merges, remove, archive, count = [], [], [], 0
+
+    for item in plan.remove:
+        remove.append(item)
+        count += 1
+        if count >= size:
+            cut()
+    for m in plan.merges:
+        merges.append(m)
+        count += 1 + len(m.merged_ids)
+        if count >= size:
+            cut()
+    for mid in plan.archive:
+        archive.append(mid)
+        count += 1
+        if count >= size:
+            cut()
+    cut()
+    return parts
+
+
+@dataclass(frozen=True)
+class Left:
+    """How applying left one memory (for the fingerprint of what the run saw)."""
+
+    version: int
+    archived: bool
+    deleted: bool
+    confidence: float
+    importance: float
+    last_used_at: datetime | None
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What one part of a plan did."""
+
+    merged: tuple[MergeDone, ...] = ()
+    removed: tuple[str, ...] = ()
+    archived: tuple[str, ...] = ()
+    stale: int = 0
+    action_id: str | None = None
+    left: Mapping[int, Left] = field(default_factory=dict)
+
+
+def apply_part(
+    s: Session, owner_id: int, plan: Plan, versions: Mapping[int, int], now: datetime, action_id: str | None = None
+) -> Applied:
+    """Apply one part of a plan in this transaction. A memory whose version is no longer the one
+    the plan was made from (the person changed it meanwhile) drops the decisions that involve it.
+    Every part of one run hangs on one Action (pass the `action_id` the first part returned), so
+    /undo reverts the whole tidy-up."""
     ids = sorted(plan.touched_ids())
     rows: dict[int, Memory] = {}
     if ids:
@@ -594,7 +647,7 @@ def apply_plan(
             return None
         return m
 
-    action: Action | None = None
+    action: Action | None = s.get(Action, action_id) if action_id else None
 
     def the_action() -> Action:
         nonlocal action
@@ -664,31 +717,74 @@ def apply_plan(
             note=f"importance below {EXPIRY_IMPORTANCE} and unused for {EXPIRY_UNUSED_DAYS} days",
         )
         archived.append(m.text)
-
-    if action is not None:
-        action.summary = _summary(len(merged), len(removed), len(archived))
-        s.add(action)
     s.flush()
-    after = read_owner(s, owner_id).items if seen is None else _as_left(seen, rows)
+    left = {
+        mid: Left(m.version, m.archived, m.deleted_at is not None, m.confidence, m.importance, m.last_used_at, m.updated_at)
+        for mid, m in rows.items()
+    }
+    return Applied(tuple(merged), tuple(removed), tuple(archived), stale, action.id if action is not None else None, left)
+
+
+def finish_run(
+    s: Session, owner_id: int, now: datetime, stored_fingerprint: str | None, action_id: str | None, summary: str
+) -> None:
+    """Record a run: its time, the fingerprint it leaves (None: look again next time) and the
+    summary of its Action."""
+    if action_id is not None:
+        action = s.get(Action, action_id)
+        if action is not None:
+            action.summary = summary
+            s.add(action)
     owner = s.get(Owner, owner_id)
     assert owner is not None
-    owner.curator_fingerprint = fingerprint(after, now) if complete and not stale else None
+    owner.curator_fingerprint = stored_fingerprint
     owner.curator_ran_at = now
     owner.memories_since_tidy = 0
     s.add(owner)
+
+
+def run_summary(merged: int, removed: int, archived: int) -> str:
+    return _summary(merged, removed, archived)
+
+
+def apply_plan(
+    s: Session,
+    owner_id: int,
+    plan: Plan,
+    versions: Mapping[int, int],
+    now: datetime,
+    *,
+    examined: int = 0,
+    model_used: bool = False,
+    complete: bool = True,
+    seen: Sequence[Item] | None = None,
+) -> TidyReport:
+    """Apply a whole plan and record the run, in this one transaction (the curator itself
+    applies large plans in parts: `split_plan`, `apply_part`, `finish_run`).
+
+    `complete=False` (a wanted model check did not answer) records the run but not the
+    fingerprint, so the next run looks again instead of skipping. `seen`: the items the plan
+    was made from; the stored fingerprint is then theirs as this run left them (no second read
+    of every memory, and a memory saved meanwhile, which this run never looked at, makes the
+    next run look instead of skip)."""
+    done = apply_part(s, owner_id, plan, versions, now)
+    after = read_owner(s, owner_id).items if seen is None else as_left(seen, done.left)
+    stored = fingerprint(after, now) if complete and not done.stale else None
+    finish_run(s, owner_id, now, stored, done.action_id,
+               run_summary(len(done.merged), len(done.removed), len(done.archived)))
     return TidyReport(
         owner_id=owner_id,
         examined=examined,
-        merged=tuple(merged),
-        removed=tuple(removed),
-        archived=tuple(archived),
-        stale=stale,
-        action_id=action.id if action is not None else None,
+        merged=done.merged,
+        removed=done.removed,
+        archived=done.archived,
+        stale=done.stale,
+        action_id=done.action_id,
         model_used=model_used,
     )
 
 
-def _as_left(seen: Sequence[Item], changed: Mapping[int, Memory]) -> list[Item]:
+def as_left(seen: Sequence[Item], changed: Mapping[int, Left]) -> list[Item]:
     """The items a plan was made from, as applying it left them (versions moved on, archived,
     deleted ones gone)."""
     out = []
@@ -696,7 +792,7 @@ def _as_left(seen: Sequence[Item], changed: Mapping[int, Memory]) -> list[Item]:
         m = changed.get(it.id)
         if m is None:
             out.append(it)
-        elif m.deleted_at is None:
+        elif not m.deleted:
             out.append(replace(it, version=m.version, archived=m.archived, confidence=m.confidence,
                                importance=m.importance, last_used_at=m.last_used_at, updated_at=m.updated_at))
     return out
