@@ -26,9 +26,11 @@ from the database: memories created after Owner.curator_ran_at), and on /tidy.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -52,6 +54,43 @@ from bot.storage.models import utcnow
 log = logging.getLogger(__name__)
 
 CURATOR_LEASE = timedelta(minutes=15)
+#: While a tidy-up runs, young objects are collected this often, and nothing more (see below).
+YOUNG_COLLECTION_SECONDS = 0.02
+
+_held = 0  # tidy-ups running that hold CPython's automatic collection
+
+
+@contextlib.asynccontextmanager
+async def young_collections_only() -> AsyncIterator[None]:
+    """Hold CPython's automatic garbage collection while a tidy-up runs, collecting only the
+    youngest generation, every `YOUNG_COLLECTION_SECONDS`, from the loop itself.
+
+    Why: a tidy-up of 50,000 memories allocates hundreds of thousands of objects, and the full
+    collections that triggers hold the GIL for all their length: 100-200 ms each on this
+    machine, during which every thread, the event loop included, stands still (the longest stall
+    of `python -m bot bench tidy` at 50,000 went from 140-200 ms to under 50). Young collections
+    are short and still free young cycles; what the run kept alive is freed by reference counting
+    when it ends, so the deferred full collection that follows is small."""
+    global _held
+    if _held == 0 and not gc.isenabled():  # someone else holds it (or runs without it): leave it
+        yield
+        return
+    _held += 1
+    gc.disable()
+
+    async def young() -> None:
+        while True:
+            await asyncio.sleep(YOUNG_COLLECTION_SECONDS)
+            gc.collect(0)
+
+    task = asyncio.get_running_loop().create_task(young(), name="curator-young-gc")
+    try:
+        yield
+    finally:
+        task.cancel()
+        _held -= 1
+        if _held == 0:
+            gc.enable()
 #: Seconds one run may spend working out merge keys before it stops and resumes next time.
 DECIDE_BUDGET_SECONDS = 10.0
 
@@ -138,7 +177,8 @@ class Curator:
         async with lease(self.db, owner_lease_name("curator", owner_id), CURATOR_LEASE, clock=self.clock) as got:
             if not got:
                 return rules.TidyReport(owner_id, skipped="busy")
-            return await self._tidy(owner_id)
+            async with young_collections_only():
+                return await self._tidy(owner_id)
 
     async def _tidy(self, owner_id: int) -> rules.TidyReport:
         now = self.clock()

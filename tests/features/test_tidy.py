@@ -441,3 +441,32 @@ async def test_a_large_plan_is_applied_in_parts_on_one_action_that_undo_reverts(
     undone = await app.memory.undo(a)
     assert undone.ok
     assert sum(not m.archived for m in memories(database, a).values()) == 24
+
+
+async def test_automatic_collection_is_held_during_a_tidy_up_and_always_given_back(rig, database):
+    """Full garbage collections during a big tidy-up stopped the loop for 100-200 ms each; the
+    curator holds them (young collections go on) and gives them back, also after a failure."""
+    import gc
+
+    app, curator = rig
+    a = await app.memory.owner_for("console", "u1")
+    await save(app, a, "I love hiking in the mountains", days_ago=1)
+    await save(app, a, "I really love hiking in the mountains")
+    assert gc.isenabled()
+    during: list[bool] = []
+    real = curator._decide
+
+    def spy(owner_id, *args):
+        during.append(gc.isenabled())
+        if len(during) == 2:
+            raise RuntimeError("the rules choked")
+        return real(owner_id, *args)
+
+    curator._decide = spy  # type: ignore[method-assign]
+    both = await asyncio.gather(curator.tidy(a), curator.tidy(a))  # the second finds the lease busy
+    assert sorted(str(r.skipped) for r in both) == ["None", "busy"]
+    assert during == [False] and gc.isenabled()
+    await save(app, a, "I play the cello")
+    with pytest.raises(RuntimeError):
+        await curator.tidy(a)
+    assert during == [False, False] and gc.isenabled()
