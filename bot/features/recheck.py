@@ -39,7 +39,7 @@ from bot.storage.db import Database
 from bot.storage.models import Conflict, EventKind, Identity, Memory, MessageLog, Owner, Status, utcnow
 from bot.memory import MemoryService
 from bot.memory.rules.slots import detect_slot, slot_value
-from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 from bot.core.core import Core
 from bot.core.turn import Turn
 from scheduler.delivery import sendable_here
@@ -276,7 +276,7 @@ def mark_changed(s: Session, owner_id: int, memory_id: int) -> tuple[MemoryView,
     m.status = Status.UNSURE.value
     touch(m)
     s.add(m)
-    action = new_action(s, owner_id, "recheck", f"marking “{m.text[:80]}” as possibly outdated")
+    action = new_action(s, owner_id, "recheck", f"marking {mref(m.id)} as possibly outdated")
     log_event(s, action, m, EventKind.MARKED_UNSURE, before, note="changed (re-check)")
     return MemoryView.of(m), True
 

@@ -16,6 +16,7 @@ from the database: memories created after Owner.curator_ran_at), and on /tidy.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -36,7 +37,7 @@ from bot.memory import MemoryService
 from bot.memory.writing import curator as rules
 from bot.storage.db import Database
 from bot.storage.leases import lease, owner_lease_name
-from bot.storage.models import utcnow
+from bot.storage.models import EventKind, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -151,11 +152,13 @@ class Curator:
                 else:
                     flags = got
         plan = rules.decide(snap.items, now, flags)
+        kept_apart = sum(1 for it in snap.items if EventKind.MERGED.value in it.reverted and not it.archived)
         versions = {it.id: it.version for it in snap.items}
         report: rules.TidyReport = await self._tx(
             rules.apply_plan, owner_id, plan, versions, now,
             examined=len(snap.items), model_used=model_used, complete=complete,
         )
+        report = dataclasses.replace(report, kept_apart=kept_apart)
         if report.changed:  # archived or merged memories leave the timeline too
             self.memory.forget_cached(owner_id, vectors=bool(report.merged or report.removed))
         if report.changed:

@@ -19,6 +19,7 @@ from bot.memory.store import MemoryView
 from bot.memory.writing.changes import Changed
 from bot.memory.writing.saving import Decision, FactError, RememberResult
 from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled
+from bot.memory.writing.settle import fingerprint as conflict_fingerprint
 from bot.memory.writing.transfer import ImportProblem, ImportReport
 from bot.memory.writing.undo import Undone
 from bot.storage.db import StorageError
@@ -34,6 +35,7 @@ __all__ = [
     "HistoryEntry",
     "ImportProblem",
     "ImportReport",
+    "conflict_fingerprint",
     "JudgeFn",
     "MemoryService",
     "MemoryView",

@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from bot.memory.index import keyword as search
 from bot.storage.models import Memory, MemoryEvent, Status
-from bot.memory.store import MemoryView, get_memory
+from bot.memory.store import MemoryView, get_memory, resolve_refs
 
 
 class Which(StrEnum):
@@ -32,6 +32,8 @@ def list_memories(s: Session, owner_id: int, which: Which) -> list[MemoryView]:
     stmt = select(Memory).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))  # type: ignore[union-attr]
     if which is Which.ARCHIVED:
         stmt = stmt.where(Memory.archived == True)  # noqa: E712
+    elif which is Which.ALL:
+        pass  # all means all: archived ones too, listed last under their own heading
     else:
         stmt = stmt.where(Memory.archived == False)  # noqa: E712
         if which is Which.CURRENT:
@@ -41,7 +43,7 @@ def list_memories(s: Session, owner_id: int, which: Which) -> list[MemoryView]:
         elif which is Which.REVIEW:
             stmt = stmt.where(Memory.status == Status.UNSURE.value)
     rows = list(s.exec(stmt))
-    rows.sort(key=lambda m: (_STATUS_ORDER.get(m.status, 3), m.created_at, m.id or 0))
+    rows.sort(key=lambda m: (m.archived, _STATUS_ORDER.get(m.status, 3), m.created_at, m.id or 0))
     return [MemoryView.of(m) for m in rows]
 
 
@@ -104,7 +106,7 @@ def history(s: Session, owner_id: int, memory_id: int) -> History | None:
                 text_after=after.get("text"),
                 status_before=before.get("status"),
                 status_after=after.get("status"),
-                note=ev.note,
+                note=resolve_refs(s, owner_id, ev.note),
             )
         )
     versions = sorted(chain.values(), key=lambda m: (m.created_at, m.id or 0))

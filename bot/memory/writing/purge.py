@@ -1,22 +1,35 @@
 """Purging deleted memories: after the undo window the text leaves the memory, its events and
 its embedding; a tombstone (id, uid, time) stays so that an import cannot bring it back.
+
+Nothing else holds the text: action summaries and event notes name memories by reference
+(bot/memory/store.py); the conversation log and episode summaries that quoted the fact are
+scrubbed here (the chat window and later summaries would otherwise still "know" it); on SQLite
+the full-text index is optimised (its segments drop the words), secure_delete zeroes freed
+pages, and the service truncates the write-ahead log after the commit.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
+from sqlalchemy import func
 from sqlalchemy import text as sql
 from sqlmodel import Session, select
 
-from bot.storage.models import EventKind, Memory, MemoryEvent, Owner, utcnow
+from bot.memory.rules.text import content_words
+from bot.storage.models import Episode, EventKind, Memory, MemoryEvent, MessageLog, Owner, utcnow
 
 TOMBSTONE_TEXT = ""
+FORGOTTEN = "[forgotten]"
+FORGOTTEN_REPLY = "[a reply about something you asked me to forget]"
+FORGOTTEN_SUMMARY = "[a summary that mentioned something you asked me to forget]"
 
 
 def purge_row(s: Session, m: Memory) -> None:
     """Remove every copy of a deleted memory's text from the database."""
+    _scrub_conversation(s, m.owner_id, m.text)
     m.text = TOMBSTONE_TEXT
     m.embedding = None
     m.slot = None
@@ -38,6 +51,48 @@ def purge_row(s: Session, m: Memory) -> None:
         other.replaced_by = None
         s.add(other)
     s.flush()
+
+
+def _quotes(text: str, fact: str, words: frozenset[str]) -> bool:
+    """Does `text` say the fact: its whole wording, or (for facts of two or more content words)
+    every one of its content words?"""
+    if " ".join(fact.split()).lower() in " ".join(text.split()).lower():
+        return True
+    return len(words) >= 2 and words <= content_words(text)
+
+
+def _scrub_conversation(s: Session, owner_id: int, fact: str) -> None:
+    """The conversation log and episode summaries that said the fact: the person's own line
+    loses the fact's wording, the assistant's reply and a summary that said it are replaced
+    whole (they may say it in other words too)."""
+    if not fact.strip():
+        return
+    words = content_words(fact)
+    # one word every matching row contains literally, for the database to narrow the rows by
+    literal = [w for w in words if w in fact.lower()] or re.findall(r"\w+", fact.lower()) or [fact.lower()]
+    rare = max(literal, key=len)
+    like = "%" + rare.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    flat = " ".join(fact.split())
+    for row in s.exec(
+        select(MessageLog).where(MessageLog.owner_id == owner_id, func.lower(MessageLog.text).like(like, escape="\\"))
+    ):
+        if not _quotes(row.text, fact, words):
+            continue
+        if row.role == "assistant":
+            row.text = FORGOTTEN_REPLY
+        else:
+            row.text = re.sub(re.escape(flat).replace(r"\ ", r"\s+"), FORGOTTEN, row.text, flags=re.I)
+            if _quotes(row.text, fact, words) and len(words) >= 2:
+                row.text = FORGOTTEN
+        s.add(row)
+    for ep in s.exec(
+        select(Episode).where(Episode.owner_id == owner_id, func.lower(Episode.summary).like(like, escape="\\"))
+    ):
+        if _quotes(ep.summary + " " + ep.title, fact, words):
+            ep.summary = FORGOTTEN_SUMMARY
+            ep.title = ""
+            ep.embedding = None
+            s.add(ep)
 
 
 def _scrub_why(s: Session, m: Memory) -> None:

@@ -27,6 +27,7 @@ from bot.storage.models import (
     utcnow,
 )
 from bot.memory.store import log_event, new_action, snapshot, touch
+from bot.when.zones import is_valid_timezone
 
 FORMAT = "memory-assistant-backup"
 VERSION = 1
@@ -143,8 +144,17 @@ class ReminderRecord(_Strict):
 
 
 class Prefs(_Strict):
+    """Per-person settings (the /settings switches) and time zone. `changed_at`: when the
+    person last changed them (absent in older backups: then the backup's own time counts)."""
+
     timezone: Short | None = None
     prefs: dict[Short, bool] = Field(default_factory=dict)
+    changed_at: datetime | None = None
+
+    @field_validator("changed_at")
+    @classmethod
+    def _tz(cls, v: datetime | None) -> datetime | None:
+        return _aware(v)
 
 
 class Backup(_Strict):
@@ -175,6 +185,7 @@ class ImportReport:
     skipped_deleted: int = 0
     deleted: int = 0
     other_added: int = 0
+    settings: str = ""  # "restored" | "kept" (changed after the backup) | ""
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -191,6 +202,10 @@ class ImportReport:
             parts.append(f"{self.deleted} removed as the backup records them deleted")
         if self.other_added:
             parts.append(f"{self.other_added} episodes, procedures or reminders added")
+        if self.settings == "restored":
+            parts.append("your settings and time zone restored")
+        elif self.settings == "kept":
+            parts.append("your settings kept as they are (you changed them after this backup)")
         return "Import done: " + ", ".join(parts) + "."
 
 
@@ -232,6 +247,21 @@ def parse_backup(raw: bytes | str) -> Backup:
 
 def _iso(value: datetime | date | None) -> str | None:
     return value.isoformat() if value is not None else None
+
+
+def empty_backup() -> dict[str, Any]:
+    """A valid backup that holds nothing (for a person nothing is known about)."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": _iso(utcnow()),
+        "settings": {"timezone": None, "prefs": {}},
+        "memories": [],
+        "tombstones": [],
+        "episodes": [],
+        "procedures": [],
+        "reminders": [],
+    }
 
 
 def export_owner(s: Session, owner_id: int) -> dict[str, Any]:
@@ -299,15 +329,13 @@ def export_owner(s: Session, owner_id: int) -> dict[str, Any]:
         }
         for r in s.exec(select(Reminder).where(Reminder.owner_id == owner_id).order_by(Reminder.id))  # type: ignore[arg-type]
     ]
-    try:
-        prefs = json.loads(owner.settings_json or "{}")
-    except ValueError:
-        prefs = {}
+    stored = owners.stored_prefs(s, owner_id)
+    prefs = {k: bool(v) for k, v in stored.items() if k in owners.PREF_NAMES}
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": _iso(utcnow()),
-        "settings": {"timezone": owner.timezone, "prefs": prefs},
+        "settings": {"timezone": owner.timezone, "prefs": prefs, "changed_at": _iso(owners.settings_changed_at(s, owner_id))},
         "memories": memories,
         "tombstones": tombstones,
         "episodes": episodes,
@@ -394,11 +422,31 @@ def import_backup(s: Session, owner_id: int, backup: Backup) -> ImportReport:
         report.deleted += 1
 
     report.other_added += _import_others(s, owner_id, backup)
-    if backup.settings.timezone and owners.get_owner(s, owner_id).timezone is None:
-        owners.set_timezone(s, owner_id, backup.settings.timezone)
+    report.settings = _import_settings(s, owner_id, backup)
     if not report.changed:
         s.delete(action)
     return report
+
+
+def _import_settings(s: Session, owner_id: int, backup: Backup) -> str:
+    """The backup's settings and time zone, unless the person changed theirs after the backup
+    was taken (the newer choice wins, like a memory edited after the backup)."""
+    wanted = backup.settings
+    prefs = {k: v for k, v in wanted.prefs.items() if k in owners.PREF_NAMES}
+    tz = wanted.timezone if wanted.timezone and is_valid_timezone(wanted.timezone) else None
+    if not prefs and not tz:
+        return ""
+    taken = wanted.changed_at or _aware(backup.exported_at)
+    assert taken is not None
+    mine = owners.settings_changed_at(s, owner_id)
+    current = owners.read_prefs(s, owner_id, owners.OwnerPrefs())
+    same = all(getattr(current, k) == v for k, v in prefs.items()) and (tz is None or current.timezone == tz)
+    if same:
+        return ""
+    if mine is not None and mine > taken:
+        return "kept"
+    owners.restore_settings(s, owner_id, prefs, tz, taken)
+    return "restored"
 
 
 def _import_others(s: Session, owner_id: int, backup: Backup) -> int:
