@@ -229,7 +229,7 @@ def _parse_command(text: str) -> Intent:
 
 def _number(text: str) -> int | None:
     text = text.strip().lstrip("#")
-    if not text.isdigit() or len(text) > 9:
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:  # "²" is a digit, not a number
         return None
     value = int(text)
     return value if value >= 1 else None

@@ -328,8 +328,10 @@ class Rechecker:
             buttons = await self.core.buttons.issue(
                 owner_id,
                 [[
-                    ButtonSpec("Yes", PRESS_ACTION, {"op": "yes", "id": chosen.id}),
-                    ButtonSpec("Changed", PRESS_ACTION, {"op": "changed", "id": chosen.id}),
+                    ButtonSpec("Yes", PRESS_ACTION, {"op": "yes", "id": chosen.id, "seen": chosen.text},
+                               detail=f"Yes, {render.quote(chosen.text, 60)} is still true"),
+                    ButtonSpec("Changed", PRESS_ACTION, {"op": "changed", "id": chosen.id, "seen": chosen.text},
+                               detail=f"{render.quote(chosen.text, 60)} has changed"),
                 ]],
             )
             out = Outgoing(text=question_text(chosen), buttons=buttons, private=True)
@@ -354,6 +356,13 @@ class Rechecker:
 
         def edit(text: str, notice: str) -> Outgoing:
             return Outgoing(text=text, edit_of=press.message_id, private=True, notice=notice)
+
+        seen = claim.payload.get("seen")
+        if isinstance(seen, str):  # the answer is about the words that were shown
+            now = await self.memory.get(turn.owner_id, mid)
+            if now is not None and now.text != seen:
+                return [edit(f"That memory changed since I asked: it now reads {render.quote(now.text)}. "
+                             "Nothing was recorded.", "Changed since — nothing recorded.")]
 
         if op == "yes":
             view = await self._tx(confirm, turn.owner_id, mid, self.clock())
