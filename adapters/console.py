@@ -171,7 +171,8 @@ class ConsoleAdapter:
         assert self._latest_buttons is not None
         message_id, buttons = self._latest_buttons
         if not 1 <= number <= len(buttons):
-            self._write(f"There is no button {number}; choose 1 to {len(buttons)}.")
+            choose = "the only one is 1" if len(buttons) == 1 else f"choose 1 to {len(buttons)}"
+            self._write(f"There is no button {number}; {choose}.")
             return
         press = ButtonPress(
             platform=PLATFORM,

@@ -63,9 +63,6 @@ class EventKind(StrEnum):
     CONFIRMED = "confirmed"
     UNDONE = "undone"
     PURGED = "purged"
-    # on the new fact of an answered question: which older fact it replaced or made past (a
-    # record only; undo leaves it alone, the answer's own events are what it reverts)
-    REPLACED_OLDER = "replaced_older"
 
 
 CONFIDENCE_STATED = 1.0

@@ -51,7 +51,7 @@ async def test_history_why_and_undo_name_memories_by_their_words(core):
     assert "marked past: unsure → historical (replaced by “I moved to Paris”)" in history.text
     current = await say(core, "/memories current")
     paris = await say(core, f"/history {number_of(current, 'Paris')}")
-    assert "made past “I live in London”" in paris.text  # the new fact says what it replaced (item 5)
+    assert "“I live in London” — historical" in paris.text  # the fact it made past is in its history
     [undone, asked_again] = await says(core, "/undo")
     assert undone.text == "Undone your answer “Mark older as past” about “I moved to Paris”."
     assert asked_again.text.startswith("This may change something I know about you.")

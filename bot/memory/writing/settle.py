@@ -174,12 +174,6 @@ def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Sett
         touch(old)
         s.add(old)
         log_event(s, action, old, kind, before, note=note)
-    if retired:
-        # the new fact's own history says what it replaced (rendered from the reference, so it
-        # reads "a fact that was later deleted" once the old text is purged)
-        verb = "replaced" if choice is Choice.REPLACE else "made past"
-        log_event(s, action, new, EventKind.REPLACED_OLDER, snapshot(new),
-                  note=f"{verb} " + ", ".join(mref(i) for i in retired))
     if choice is Choice.DISCARD:
         before = snapshot(new)
         new.deleted_at = now

@@ -25,8 +25,6 @@ from bot.storage.models import Action, ActionChange, Conflict, EventKind, Memory
 from bot.memory.writing.purge import purge_row
 from bot.memory.store import apply_snapshot, log_event, new_action, quoted, resolve_refs, snapshot, touch
 
-# events that record something without changing the memory they sit on: nothing to put back
-RECORD_ONLY = frozenset({EventKind.REPLACED_OLDER.value})
 SCHEDULED, CANCELLED = "scheduled", "cancelled"
 
 
@@ -84,7 +82,7 @@ def _changed_since(s: Session, m: Memory, ev: MemoryEvent) -> str:
     """How a memory changed after the event an undo would reverse, in words."""
     later = s.exec(
         select(MemoryEvent)
-        .where(MemoryEvent.memory_id == m.id, MemoryEvent.id > (ev.id or 0), MemoryEvent.kind.not_in(list(RECORD_ONLY)))  # type: ignore[union-attr,operator]
+        .where(MemoryEvent.memory_id == m.id, MemoryEvent.id > (ev.id or 0))  # type: ignore[union-attr,operator]
         .order_by(MemoryEvent.id.desc())  # type: ignore[union-attr]
     ).first()
     words = _CHANGED_WORDS.get(later.kind, "has changed") if later is not None else "has changed"
@@ -118,8 +116,6 @@ def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
     )
     rows: list[tuple[MemoryEvent, Memory]] = []
     for ev in events:
-        if ev.kind in RECORD_ONLY:
-            continue
         m = s.get(Memory, ev.memory_id) if ev.memory_id is not None else None
         if m is None or m.owner_id != owner_id:
             continue
