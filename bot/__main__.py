@@ -29,25 +29,22 @@ def terminal_log_path(settings: Settings) -> Path:
     return settings.data_path / "logs" / "chat.log"
 
 
-def _setup_logging(settings: Settings, *, quiet: bool) -> None:
-    """Logs go to stderr, except where the terminal is the conversation (the terminal chat, and
-    the export/import/bench commands beside it): there a log line would be printed into what the
-    person reads, so warnings go to a file in the data directory (stderr keeps only errors when
-    that file cannot be written)."""
+def _setup_logging(settings: Settings, *, quiet: bool, to_file: bool) -> None:
+    """Logs go to stderr; commands that own the terminal (`quiet`) log warnings only. In the
+    terminal chat (`to_file`) the terminal is the conversation: a log line would be printed into
+    what the person reads, so warnings go to logs/chat.log in the data directory instead (stderr
+    keeps only errors if that file cannot be written)."""
     level = getattr(logging, settings.log_level)
     if quiet and level > logging.DEBUG:
         level = max(level, logging.WARNING)
-    handler: logging.Handler
-    if quiet:
+    handler: logging.Handler = logging.StreamHandler(sys.stderr)
+    if to_file:
         path = terminal_log_path(settings)
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             handler = logging.FileHandler(path, encoding="utf-8")
         except OSError:
-            handler = logging.StreamHandler(sys.stderr)
             level = max(level, logging.ERROR)
-    else:
-        handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     logging.basicConfig(level=level, handlers=[handler])
     for noisy in ("httpx", "httpcore", "httpx2", "telegram.ext.Updater", "discord.gateway"):
@@ -203,10 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         return _fail(str(exc), 2)
     # the terminal chat owns the screen (also as `run` with no platform token): warnings only
-    terminal = args.command in ("chat", "export", "import", "bench") or (
-        args.command == "run" and _no_platform(settings)
-    )
-    _setup_logging(settings, quiet=terminal)
+    chat = args.command == "chat" or (args.command == "run" and _no_platform(settings))
+    _setup_logging(settings, quiet=chat or args.command in ("export", "import", "bench"), to_file=chat)
 
     try:
         if args.command == "chat":

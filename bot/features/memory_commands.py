@@ -17,7 +17,7 @@ from bot.core.core import Core
 from bot.core.replies import LIST_TITLES, _short, conflict_message, describe_save, forget_me_question, numbered, reply
 from bot.core.turn import Turn
 from bot.events import Attachment, Incoming, Outgoing
-from bot.memory import FactError, ImportProblem, JudgeFn, Undone, Which
+from bot.memory import FactError, ImportProblem, JudgeFn, Undone, Which, words_seen
 from bot.storage.models import Source, utcnow
 from bot.when.zones import resolve_timezone
 
@@ -96,7 +96,7 @@ async def review_message(core: Core, turn: Turn) -> Outgoing:
                                     detail=f"Ask again whether {render.quote(q.new.text, 60)} replaces {render.quote(m.text, 60)}")])  # type: ignore[attr-defined]
         else:
             lines.append(f"{n}. {m.text} — possibly outdated")
-            rows.append([ButtonSpec(f"Still current {n}", "still_current", {"memory_id": m.id},
+            rows.append([ButtonSpec(f"Still current {n}", "still_current", {"memory_id": m.id, "seen": words_seen(m.text)},
                                     detail=f"{render.quote(m.text, 60)} is still current")])
     for p in extra:
         if len(ids) >= REVIEW_MAX or p.new is None:

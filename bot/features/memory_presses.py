@@ -12,7 +12,7 @@ from bot.core.core import Core
 from bot.core.replies import FORGET_ME_SECONDS, LIST_TITLES, conflict_message, forget_me_question, page_message
 from bot.core.turn import Turn
 from bot.events import ButtonPress, Outgoing
-from bot.memory import CHOICE_LABELS, Choice, Settled, Undone, conflict_fingerprint
+from bot.memory import CHOICE_LABELS, Choice, Settled, Undone, conflict_fingerprint, words_seen
 
 
 def edit(turn: Turn, press: ButtonPress, text: str, **kwargs: object) -> Outgoing:
@@ -150,6 +150,11 @@ async def on_still_current(core: Core, turn: Turn, claim: Claim, press: ButtonPr
     memory_id = claim.payload.get("memory_id")
     if not isinstance(memory_id, int):
         return [Outgoing(notice="This button is not valid (any more).")]
+    seen = claim.payload.get("seen")
+    now = await core.memory.get(turn.owner_id, memory_id)
+    if now is not None and isinstance(seen, str) and words_seen(now.text) != seen:  # shown with other words
+        return [edit(turn, press, f"That memory changed since the list: it now reads {render.quote(now.text)}. "
+                     "Nothing was changed; /memories review shows it again.", notice="Changed since.")]
     changed = await core.memory.restore(turn.owner_id, memory_id)
     if changed is None:
         return [Outgoing(notice="That memory no longer exists.")]

@@ -37,7 +37,7 @@ from bot.events import ButtonPress, ChatRef, Outgoing
 from bot.core.buttons import ButtonSpec, Claim
 from bot.storage.db import Database
 from bot.storage.models import Conflict, EventKind, Identity, Memory, MessageLog, Owner, Status, utcnow
-from bot.memory import MemoryService
+from bot.memory import MemoryService, words_seen
 from bot.memory.rules.slots import detect_slot, slot_value
 from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 from bot.core.core import Core
@@ -328,9 +328,9 @@ class Rechecker:
             buttons = await self.core.buttons.issue(
                 owner_id,
                 [[
-                    ButtonSpec("Yes", PRESS_ACTION, {"op": "yes", "id": chosen.id, "seen": chosen.text},
+                    ButtonSpec("Yes", PRESS_ACTION, {"op": "yes", "id": chosen.id, "seen": words_seen(chosen.text)},
                                detail=f"Yes, {render.quote(chosen.text, 60)} is still true"),
-                    ButtonSpec("Changed", PRESS_ACTION, {"op": "changed", "id": chosen.id, "seen": chosen.text},
+                    ButtonSpec("Changed", PRESS_ACTION, {"op": "changed", "id": chosen.id, "seen": words_seen(chosen.text)},
                                detail=f"{render.quote(chosen.text, 60)} has changed"),
                 ]],
             )
@@ -360,7 +360,7 @@ class Rechecker:
         seen = claim.payload.get("seen")
         if isinstance(seen, str):  # the answer is about the words that were shown
             now = await self.memory.get(turn.owner_id, mid)
-            if now is not None and now.text != seen:
+            if now is not None and words_seen(now.text) != seen:
                 return [edit(f"That memory changed since I asked: it now reads {render.quote(now.text)}. "
                              "Nothing was recorded.", "Changed since — nothing recorded.")]
 

@@ -15,7 +15,7 @@ from bot.memory.listing import History, HistoryEntry, Which
 from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.service import JudgeFn, MemoryService
-from bot.memory.store import MemoryView
+from bot.memory.store import MemoryView, words_seen
 from bot.memory.writing.changes import Changed
 from bot.memory.writing.saving import Decision, FactError, RememberResult
 from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled
@@ -36,6 +36,7 @@ __all__ = [
     "ImportProblem",
     "ImportReport",
     "conflict_fingerprint",
+    "words_seen",
     "JudgeFn",
     "MemoryService",
     "MemoryView",

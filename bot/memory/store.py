@@ -7,6 +7,7 @@ be shown and Undo can put back exactly what was there, and only if nothing chang
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -198,9 +199,11 @@ def quoted(text: str, limit: int = 80) -> str:
     return f"“{text}”"
 
 
-def resolve_refs(s: Session, owner_id: int, text: str, *, limit: int = 80) -> str:
+def resolve_refs(s: Session, owner_id: int, text: str, *, limit: int = 80, as_of: dict[int, str] | None = None) -> str:
     """`text` with every reference replaced by the quoted text of what it names (this owner's
-    only), or by "a fact that was later deleted" once its text was purged."""
+    only), or by "a fact that was later deleted" once its text was purged. `as_of` gives the
+    words a memory had at the time of an action (from its event), so that "the correction of
+    ..." names the correction, not what the memory says now."""
 
     def one(m: re.Match[str]) -> str:
         kind, number = (m.group(1), m.group(2)) if m.group(1) else ("m", m.group(3))
@@ -210,7 +213,7 @@ def resolve_refs(s: Session, owner_id: int, text: str, *, limit: int = 80) -> st
         mem = s.get(Memory, int(number))
         if mem is None or mem.owner_id != owner_id or mem.purged_at is not None or not mem.text:
             return PURGED_WORDS
-        return quoted(mem.text, limit)
+        return quoted((as_of or {}).get(mem.id) or mem.text, limit)  # type: ignore[arg-type]
 
     return _REF.sub(one, text) if text else text
 
@@ -218,3 +221,9 @@ def resolve_refs(s: Session, owner_id: int, text: str, *, limit: int = 80) -> st
 def ref_ids(text: str) -> list[int]:
     """The memory ids a summary or note refers to."""
     return [int(m.group(2) or m.group(3)) for m in _REF.finditer(text or "") if m.group(1) != "r"]
+
+
+def words_seen(*texts: str) -> str:
+    """A short digest of the words a button was shown with, so that a press can re-check them
+    without the button's stored payload holding a copy of the text (which the purge would miss)."""
+    return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:16]

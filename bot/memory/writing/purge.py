@@ -19,7 +19,7 @@ from sqlalchemy import text as sql
 from sqlmodel import Session, select
 
 from bot.memory.rules.text import content_words
-from bot.storage.models import Episode, EventKind, Memory, MemoryEvent, MessageLog, Owner, utcnow
+from bot.storage.models import ButtonToken, Episode, EventKind, Memory, MemoryEvent, MessageLog, Owner, utcnow
 
 TOMBSTONE_TEXT = ""
 FORGOTTEN = "[forgotten]"
@@ -85,6 +85,11 @@ def _scrub_conversation(s: Session, owner_id: int, fact: str) -> None:
             if _quotes(row.text, fact, words) and len(words) >= 2:
                 row.text = FORGOTTEN
         s.add(row)
+    # a button that carries the words (a list page titled with a search for them) goes too
+    for token in s.exec(
+        select(ButtonToken).where(ButtonToken.owner_id == owner_id, func.lower(ButtonToken.payload_json).like(like, escape="\\"))
+    ):
+        s.delete(token)
     for ep in s.exec(
         select(Episode).where(Episode.owner_id == owner_id, func.lower(Episode.summary).like(like, escape="\\"))
     ):

@@ -7,7 +7,6 @@ fact becomes historical, linked to the new one); Replace older (old deleted); Di
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -17,7 +16,7 @@ from sqlmodel import Session, select
 
 from bot.memory.writing.changes import still_questioned
 from bot.storage.models import Action, ActionChange, Conflict, EventKind, Status, utcnow
-from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
+from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch, words_seen
 
 
 class Choice(StrEnum):
@@ -112,7 +111,7 @@ def fingerprint(view: ConflictView) -> str:
     """What the person was shown of a question (the texts on both sides): a button pressed on
     Telegram or Discord re-checks it, so an answer never applies to facts that changed since."""
     parts = [view.new.text if view.new is not None else ""] + [o.text for o in view.olds]
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return words_seen(*parts)
 
 
 def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Settled | str:

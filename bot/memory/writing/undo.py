@@ -23,7 +23,7 @@ from sqlmodel import Session, select
 from bot.memory import owners
 from bot.storage.models import Action, ActionChange, Conflict, EventKind, Memory, MemoryEvent, Reminder, utcnow
 from bot.memory.writing.purge import purge_row
-from bot.memory.store import apply_snapshot, log_event, new_action, quoted, resolve_refs, snapshot, touch
+from bot.memory.store import apply_snapshot, log_event, new_action, quoted, ref_ids, resolve_refs, snapshot, touch
 
 SCHEDULED, CANCELLED = "scheduled", "cancelled"
 
@@ -52,10 +52,21 @@ def _latest(s: Session, owner_id: int) -> Action | None:
     ).first()
 
 
+def describe(s: Session, owner_id: int, action: Action) -> str:
+    """An action in words, naming memories as the action left them ("the correction of “I
+    like white tea”", even if it was corrected again since)."""
+    left = {}
+    for memory_id, after in s.exec(select(MemoryEvent.memory_id, MemoryEvent.after_json).where(MemoryEvent.action_id == action.id)):
+        text = _load(after).get("text")
+        if memory_id is not None and text:
+            left[memory_id] = text
+    return resolve_refs(s, owner_id, action.summary, as_of=left)
+
+
 def next_to_undo(s: Session, owner_id: int) -> str | None:
     """What a plain /undo would undo now, in words (None: nothing)."""
     action = _latest(s, owner_id)
-    return resolve_refs(s, owner_id, action.summary) if action is not None else None
+    return describe(s, owner_id, action) if action is not None else None
 
 
 def _then(s: Session, owner_id: int) -> str:
@@ -78,15 +89,18 @@ _CHANGED_WORDS = {
 }
 
 
-def _changed_since(s: Session, m: Memory, ev: MemoryEvent) -> str:
-    """How a memory changed after the event an undo would reverse, in words."""
+def _changed_since(s: Session, m: Memory, ev: MemoryEvent, reworded: bool) -> str:
+    """How a memory changed after the event an undo would reverse, in words (`reworded`: the
+    action's summary named it with the words it had then, which it no longer has)."""
     later = s.exec(
         select(MemoryEvent)
         .where(MemoryEvent.memory_id == m.id, MemoryEvent.id > (ev.id or 0))  # type: ignore[union-attr,operator]
         .order_by(MemoryEvent.id.desc())  # type: ignore[union-attr]
     ).first()
     words = _CHANGED_WORDS.get(later.kind, "has changed") if later is not None else "has changed"
-    return f"{quoted(m.text)} {words} since"
+    if not reworded:
+        return f"{quoted(m.text)} {words} since"
+    return f"it {words} since" + ("" if m.deleted_at is not None else f" and now reads {quoted(m.text)}")
 
 
 def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
@@ -102,7 +116,11 @@ def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
             return Undone(False, "That change was already undone.")
         if not action.undoable:
             return Undone(False, "That change cannot be undone any more.")
-    what = resolve_refs(s, owner_id, action.summary)  # named before anything changes (or is purged)
+    events = list(
+        s.exec(select(MemoryEvent).where(MemoryEvent.action_id == action.id).order_by(MemoryEvent.id.desc()))  # type: ignore[union-attr]
+    )
+    what = describe(s, owner_id, action)  # named before anything changes (or is purged)
+    named = set(ref_ids(action.summary))
 
     def set_aside(reason: str) -> Undone:
         action.undoable = False
@@ -111,9 +129,6 @@ def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
         return Undone(False, f"I can't undo {what}: {reason}. I've set it aside.{_then(s, owner_id)}",
                       action.kind, set_aside=True)
 
-    events = list(
-        s.exec(select(MemoryEvent).where(MemoryEvent.action_id == action.id).order_by(MemoryEvent.id.desc()))  # type: ignore[union-attr]
-    )
     rows: list[tuple[MemoryEvent, Memory]] = []
     for ev in events:
         m = s.get(Memory, ev.memory_id) if ev.memory_id is not None else None
@@ -127,7 +142,8 @@ def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
                           f"aside.{_then(s, owner_id)}", action.kind, set_aside=True)
         after = json.loads(ev.after_json) if ev.after_json else None
         if after is not None and after.get("version") != m.version:
-            return set_aside(_changed_since(s, m, ev))
+            reworded = m.id in named and after.get("text") not in (None, m.text)
+            return set_aside(_changed_since(s, m, ev, reworded))
         rows.append((ev, m))
 
     others = list(s.exec(select(ActionChange).where(ActionChange.action_id == action.id).order_by(ActionChange.id.desc())))  # type: ignore[union-attr]
