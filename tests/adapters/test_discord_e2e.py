@@ -395,3 +395,21 @@ async def test_export_and_import_travel_as_attachments_and_a_bad_file_changes_no
         assert bot.memories(bob) == {"I have a cat": "current", "I live in Paris": "current", "I like green tea": "current"}
         again = await bot.say1(bob, "/import", attachments=((file.filename, file.data, "application/json"),))
         assert "0 added" in again.content and "2 unchanged" in again.content  # idempotent
+
+
+async def test_an_old_answer_button_rechecks_the_facts_it_showed(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str
+) -> None:
+    """Issue 16, item 1, on Discord: the question's buttons were for facts that changed since
+    (the older one was corrected); the press applies nothing and shows the question anew."""
+    alice = people["alice"]
+    async with running(server, database_url) as bot:
+        question = await conflict_question(bot, alice)
+        await bot.listed(alice)
+        await bot.say1(alice, "/edit 2 I live in London, Ontario")
+        versions = len(question.history)
+        await server.click(alice, question, button(question, PAST))
+        await server.wait_for(lambda: len(question.history) > versions, what="the question shown afresh")
+        assert question.content.startswith("The facts in that question changed since I asked")
+        assert "Before: “I live in London, Ontario”" in question.content
+        assert bot.memories(alice) == {"I live in London, Ontario": "unsure", "I live in Paris": "current"}
