@@ -154,3 +154,19 @@ def test_the_scan_finds_what_is_there(tmp_path):
     finally:
         db.dispose()
 
+
+
+async def test_a_summary_written_before_references_loses_the_text_at_the_purge(memory, database):
+    """A database from before this change has summaries that quote the text ("saving “…”")."""
+    o = await memory.owner_for("console", "u1")
+    saved = await memory.remember(o, f"My locker code is {SECRETS[2]}")
+    with database.engine.begin() as conn:  # as the old code wrote it
+        conn.execute(sql("UPDATE action SET summary = :s WHERE id = :a"),
+                     {"s": f"saving “My locker code is {SECRETS[2]}”", "a": saved.action_id})
+    await memory.delete(o, saved.memory.id)
+    memory.settings = memory.settings.model_copy(update={"undo_window_seconds": 0})
+    assert await memory.purge_due() == 1
+    assert text_hits(database, SECRETS[2]) == []
+    with database.engine.connect() as conn:
+        [(summary,)] = conn.execute(sql("SELECT summary FROM action WHERE id = :a"), {"a": saved.action_id}).all()
+    assert summary == f"saving {{m{saved.memory.id}}}"

@@ -19,7 +19,8 @@ from sqlalchemy import text as sql
 from sqlmodel import Session, select
 
 from bot.memory.rules.text import content_words
-from bot.storage.models import ButtonToken, Episode, EventKind, Memory, MemoryEvent, MessageLog, Owner, utcnow
+from bot.memory.store import mref
+from bot.storage.models import Action, ButtonToken, Episode, EventKind, Memory, MemoryEvent, MessageLog, Owner, utcnow
 
 TOMBSTONE_TEXT = ""
 FORGOTTEN = "[forgotten]"
@@ -29,7 +30,8 @@ FORGOTTEN_SUMMARY = "[a summary that mentioned something you asked me to forget]
 
 def purge_row(s: Session, m: Memory) -> None:
     """Remove every copy of a deleted memory's text from the database."""
-    _scrub_conversation(s, m.owner_id, m.text)
+    original = m.text
+    _scrub_conversation(s, m.owner_id, original)
     m.text = TOMBSTONE_TEXT
     m.embedding = None
     m.slot = None
@@ -40,11 +42,15 @@ def purge_row(s: Session, m: Memory) -> None:
     if m.deleted_at is None:
         m.deleted_at = m.purged_at
     s.add(m)
+    action_ids = set()
     for ev in s.exec(select(MemoryEvent).where(MemoryEvent.memory_id == m.id)):
         ev.before_json = _scrub(ev.before_json)
         ev.after_json = _scrub(ev.after_json)
         ev.note = "" if ev.kind != EventKind.DELETED else ev.note
         s.add(ev)
+        if ev.action_id:
+            action_ids.add(ev.action_id)
+    _scrub_old_summaries(s, m.id, original, action_ids)
     _scrub_why(s, m)
     # links from other memories to this one would point at nothing meaningful
     for other in s.exec(select(Memory).where(Memory.replaced_by == m.id)):
@@ -98,6 +104,21 @@ def _scrub_conversation(s: Session, owner_id: int, fact: str) -> None:
             ep.title = ""
             ep.embedding = None
             s.add(ep)
+
+
+def _scrub_old_summaries(s: Session, memory_id: int | None, text: str, action_ids: set[str]) -> None:
+    """Summaries written before they named memories by reference quoted the text ("saving “…”",
+    its first 60 or 80 characters): the quote becomes the reference."""
+    if not text:
+        return
+    quotes = {f"“{text[:n]}”" for n in (60, 80)}
+    for action_id in action_ids:
+        action = s.get(Action, action_id)
+        if action is None or not any(q in action.summary for q in quotes):
+            continue
+        for q in sorted(quotes, key=len, reverse=True):
+            action.summary = action.summary.replace(q, mref(memory_id))
+        s.add(action)
 
 
 def _scrub_why(s: Session, m: Memory) -> None:
