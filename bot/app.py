@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bot.config import Settings
+from bot.config import Settings, describe_database
 from bot.core import commands as c
 from bot.core.core import Core
 from bot.features import linking, memory_commands as mem, memory_presses as presses
@@ -122,6 +122,38 @@ class App:
         if freeze_heap:
             freeze_startup_heap()
 
+    async def startup_line(self, owner_id: int | None = None, *, everyone: bool = False) -> str:
+        """One line: the database in use, whether a model is configured, and how many questions
+        wait for an answer (the person's; everyone's with `everyone`)."""
+        model = (
+            f"model: {self.settings.chat_model}" if self.llm is not None
+            else "model: none (set ANTHROPIC_API_KEY to chat; I answer from memory)"
+        )
+        if everyone:
+            waiting = await self.memory.pending_count(None)
+            where = " in all"
+        else:
+            waiting = await self.memory.pending_count(owner_id) if owner_id is not None else 0
+            where = " for your answer (/memories review)"
+        plural = "s" if waiting != 1 else ""
+        questions = f"{waiting} question{plural} waiting{where}" if waiting else "no questions waiting"
+        return f"Memory: {describe_database(self.settings.database_url)} · {model} · {questions}."
+
+    async def goodbye(self, owner_id: int) -> str:
+        """What the terminal chat says on quitting: whether reminders stay scheduled."""
+        upcoming = await self.reminders.upcoming(owner_id)
+        if not upcoming:
+            return "Goodbye."
+        from bot.features.reminders import due_words
+
+        first = upcoming[0]
+        n = len(upcoming)
+        return (
+            f"Goodbye. {n} reminder{'s' if n != 1 else ''} stay{'s' if n == 1 else ''} scheduled "
+            f"(next: “{first.text[:80]}”, {due_words(first)}); I deliver them while the chat or "
+            "`python -m bot run` is running, late ones as soon as it starts again."
+        )
+
     async def close(self) -> None:
         await self.core.drain(timeout=10)
         for name, stop in (("timers", self.timers.stop), ("warmup", self.warmup.stop)):
@@ -175,11 +207,12 @@ def build_app(
 
     timers = Timers(clock=clock)
     buttons = core.buttons
-    delivery = ReminderDelivery(
-        timers, db, core.outbox, settings,
-        lambda owner_id, reminder_id: delivery_buttons(buttons, owner_id, reminder_id),
-        clock=clock, **delivery_options,
-    )
+    async def reminder_buttons(owner_id: int, reminder_id: int) -> Any:
+        """Done / Snooze, each naming the reminder it acts on."""
+        view = await reminders.get(owner_id, reminder_id)
+        return await delivery_buttons(buttons, owner_id, reminder_id, view.text if view is not None else "")
+
+    delivery = ReminderDelivery(timers, db, core.outbox, settings, reminder_buttons, clock=clock, **delivery_options)
     reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery, clock=clock)
     chat_log = ChatLog(db, settings.history_token_budget)
     why = WhyStore(db)
@@ -224,6 +257,7 @@ def wire(app: App) -> None:
     # what people type
     router.intent(c.Chat, chat)  # the model's turn, or answers from memory without a model
     router.intent(c.Save, save.on_save)
+    router.intent(c.BareNumber, mem.NumberReply(chat).on_number)  # a number that pressed nothing
     router.intent(c.ListMemories, mem.on_list)
     router.intent(c.Search, mem.on_search)
     router.intent(c.ByNumber, mem.on_by_number)
@@ -238,7 +272,7 @@ def wire(app: App) -> None:
     # /commands without arguments
     router.command("help", mem.on_help)
     router.command("start", mem.on_help)
-    router.command("undo", mem.on_undo)
+    router.command("undo", mem.UndoCommand(app.reminders.after_undo).on_undo)
     router.command("export", mem.on_export)
     router.command("import", mem.ImportCommand(settings.imports_per_hour, app.clock).on_import)
     router.command("forget_me", mem.on_forget_me)
@@ -249,17 +283,22 @@ def wire(app: App) -> None:
 
     # buttons
     router.press("conflict", presses.on_conflict)
-    router.press("undo", presses.on_undo)
+    router.press("undo", presses.UndoPress(app.reminders.after_undo).on_press)
     router.press("page", presses.on_page)
     router.press("ask_again", presses.on_ask_again)
-    router.press("forget_me", presses.ForgetMePress(app.reminders.forget_owner).on_press)
+    router.press("still_current", presses.on_still_current)
+    forget_me = presses.ForgetMePress(app.reminders.forget_owner)
+    router.press("forget_me", forget_me.on_press)
+    router.expired("forget_me", forget_me.on_expired)  # an old confirmation asks again
     router.press(REMINDER_ACTION, reminders.on_press)
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
 
     # periodic jobs (reminder delivery adds its own sweep)
     timers, memory, db, clock = app.timers, app.memory, app.db, app.clock
-    timers.add_interval_job("purge", PURGE_SECONDS, lambda: purge_deleted(db, memory, clock))
+    # often enough that a deleted memory's text is gone within a minute of its undo window
+    purge_every = max(1, min(PURGE_SECONDS, settings.undo_window_seconds))
+    timers.add_interval_job("purge", purge_every, lambda: purge_deleted(db, memory, clock))
     timers.add_interval_job("curator", settings.curator_interval_minutes * 60, app.curator.tidy_all)
     timers.add_interval_job("curator_by_count", CURATOR_COUNT_CHECK_SECONDS, app.curator.tidy_busy_owners)
     timers.add_interval_job("recheck", RECHECK_SECONDS, app.rechecker.run)

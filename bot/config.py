@@ -11,8 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, ValidationError, field_validator
+from platformdirs import user_data_path
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+APP_NAME = "memory-assistant"
+# where the database lived before it moved to the user's data directory: relative to the
+# working directory, so starting the chat elsewhere opened an empty memory
+LEGACY_DATABASE = Path("data") / "bot.db"
 
 
 class ConfigError(Exception):
@@ -25,7 +31,10 @@ class Settings(BaseSettings):
     )
 
     # --- storage -------------------------------------------------------------------------
-    database_url: str = "sqlite:///./data/bot.db"
+    # empty: bot.db in the data directory (or an existing ./data/bot.db, see _default_database)
+    database_url: str = ""
+    # empty: the user's data directory (platformdirs), e.g. ~/.local/share/memory-assistant
+    data_dir: str = ""
 
     # --- platforms -------------------------------------------------------------------------
     telegram_bot_token: str = ""
@@ -96,14 +105,36 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}") from exc
         return value
 
+    _database_note: str = PrivateAttr(default="")
+
     @field_validator("database_url")
     @classmethod
     def _db(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be empty")
-        if not (value.startswith("sqlite") or value.startswith("postgresql")):
+        value = value.strip()
+        if value and not (value.startswith("sqlite") or value.startswith("postgresql")):
             raise ValueError("must start with sqlite:// or postgresql+psycopg://")
-        return value.strip()
+        return value
+
+    @model_validator(mode="after")
+    def _default_database(self) -> "Settings":
+        """No DATABASE_URL: bot.db in the data directory, so the memory does not depend on the
+        folder the bot is started from. An existing ./data/bot.db (the old default) is still
+        used, with a note on where the default is now, so nobody opens an empty memory after
+        upgrading."""
+        if self.database_url:
+            return self
+        default = self.data_path / "bot.db"
+        legacy = (Path.cwd() / LEGACY_DATABASE).absolute()
+        if legacy.is_file() and legacy.resolve() != default.resolve():
+            self.database_url = f"sqlite:///{legacy}"
+            self._database_note = (
+                f"Note: using {legacy}, found in this folder (DATABASE_URL is not set). The default "
+                f"place is now {default}; to move it there, stop the bot and move {legacy} (with "
+                f"any bot.db-wal and bot.db-shm beside it) to {default.parent}, or set DATABASE_URL."
+            )
+        else:
+            self.database_url = f"sqlite:///{default}"
+        return self
 
     @field_validator("log_level")
     @classmethod
@@ -124,11 +155,46 @@ class Settings(BaseSettings):
         return frozenset(pairs)
 
     @property
+    def database_note(self) -> str:
+        """A line to show at start-up about where the database is (empty: nothing to say)."""
+        return self._database_note
+
+    @property
+    def data_path(self) -> Path:
+        """The folder for the default database, exports from chat and the terminal chat's log."""
+        return Path(self.data_dir).expanduser().absolute() if self.data_dir else user_data_path(APP_NAME)
+
+    @property
+    def exports_dir(self) -> Path:
+        """Where exports made in the terminal chat are written (mode 0700, files 0600)."""
+        return self.data_path / "exports"
+
+    @property
     def sqlite_path(self) -> Path | None:
         if not self.database_url.startswith("sqlite"):
             return None
         raw = self.database_url.split(":///", 1)[-1]
         return None if raw in ("", ":memory:") else Path(raw)
+
+
+def describe_database(url: str) -> str:
+    """The database in use, for a person: an SQLite file's full path, or PostgreSQL's host and
+    database name (never the user or password)."""
+    if url.startswith("sqlite"):
+        raw = url.split(":///", 1)[1] if ":///" in url else ""
+        if raw in ("", ":memory:"):
+            return "a temporary in-memory database (nothing is kept after you quit)"
+        return str(Path(raw.split("?", 1)[0]).expanduser().absolute())
+    try:
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+    except Exception:  # unparsable: show nothing of it rather than risk the password
+        return "the configured PostgreSQL database"
+    where = parsed.host or "localhost"
+    if parsed.port:
+        where += f":{parsed.port}"
+    return f"PostgreSQL database {parsed.database or '(default)'} on {where}"
 
 
 def load_settings(**overrides: object) -> Settings:

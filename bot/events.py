@@ -80,8 +80,18 @@ class ButtonPress:
 
 @dataclass(frozen=True)
 class Button:
+    """A button as shown. `detail` names what it acts on ("Snooze “call mom” 10 min") for
+    where the short label alone could be pressed for the wrong thing (the terminal shows it when
+    it shows buttons again after a message arrived just as a number was typed); "" = the label
+    says it all."""
+
     label: str
     token: str
+    detail: str = ""
+
+    @property
+    def described(self) -> str:
+        return self.detail or self.label
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ async def run_platforms(settings: Settings, *, stop: asyncio.Event | None = None
                 print(f"error: {name} could not start: {exc}", file=sys.stderr)
                 return 1
             log.info("%s started", type(adapter).__name__)
+        log.info("%s", await app.startup_line(everyone=True))
         await app.start_background(freeze_heap=True)
         await stop.wait()
         return 0

@@ -28,6 +28,16 @@ class Save:
 
 
 @dataclass(frozen=True)
+class BareNumber:
+    """A message that is only a number ("2"). In the terminal a number presses a button, and
+    one that pressed nothing reaches the core as this (see adapters/console.py); elsewhere it
+    is chat."""
+
+    number: int
+    text: str
+
+
+@dataclass(frozen=True)
 class Malformed:
     """A command we recognised but could not read; `message` says how to write it."""
 
@@ -96,7 +106,7 @@ class Link:
 
 
 Intent = Union[
-    Chat, Save, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link
+    Chat, Save, BareNumber, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link
 ]
 
 # --- grammar ---------------------------------------------------------------------------------
@@ -148,6 +158,8 @@ def parse(text: str) -> Intent:
     stripped = text.strip()
     if not stripped:
         return Chat("")
+    if stripped.isascii() and stripped.isdigit() and len(stripped) <= 9:
+        return BareNumber(int(stripped), text)
     m = _SAVE_COLON.match(stripped)
     if m:
         return Save(m.group(1).strip())
@@ -217,7 +229,7 @@ def _parse_command(text: str) -> Intent:
 
 def _number(text: str) -> int | None:
     text = text.strip().lstrip("#")
-    if not text.isdigit() or len(text) > 9:
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:  # "²" is a digit, not a number
         return None
     value = int(text)
     return value if value >= 1 else None

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import time
@@ -49,7 +50,7 @@ from bot.memory import MemoryService
 from bot.memory.writing import curator as rules
 from bot.storage.db import Database
 from bot.storage.leases import lease, owner_lease_name
-from bot.storage.models import utcnow
+from bot.storage.models import EventKind, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -210,8 +211,10 @@ class Curator:
         if plan is None:
             log.info("curator: owner %s: out of time for this run; continuing next run", owner_id)
             return rules.TidyReport(owner_id, skipped="budget", examined=len(snap.items))
+        kept_apart = sum(1 for it in snap.items if EventKind.MERGED.value in it.reverted and not it.archived)
         versions = {it.id: it.version for it in snap.items}
         report = await self._apply(owner_id, snap, plan, versions, now, model_used=model_used, complete=complete)
+        report = dataclasses.replace(report, kept_apart=kept_apart)
         if report.changed:  # archived or merged memories leave the timeline too
             self.memory.forget_cached(owner_id, vectors=bool(report.merged or report.removed))
         if report.changed:

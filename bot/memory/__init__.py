@@ -15,10 +15,11 @@ from bot.memory.listing import History, HistoryEntry, Which
 from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.service import JudgeFn, MemoryService
-from bot.memory.store import MemoryView
+from bot.memory.store import MemoryView, words_seen
 from bot.memory.writing.changes import Changed
 from bot.memory.writing.saving import Decision, FactError, RememberResult
 from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled
+from bot.memory.writing.settle import fingerprint as conflict_fingerprint
 from bot.memory.writing.transfer import ImportProblem, ImportReport
 from bot.memory.writing.undo import Undone
 from bot.storage.db import StorageError
@@ -34,6 +35,8 @@ __all__ = [
     "HistoryEntry",
     "ImportProblem",
     "ImportReport",
+    "conflict_fingerprint",
+    "words_seen",
     "JudgeFn",
     "MemoryService",
     "MemoryView",

@@ -102,11 +102,13 @@ class MemoryService:
     async def prefs(self, owner_id: int) -> OwnerPrefs:
         return await self._tx(owners.read_prefs, owner_id, self.defaults)
 
-    async def set_pref(self, owner_id: int, name: str, value: bool) -> None:
-        await self._tx(owners.write_pref, owner_id, name, value)
+    async def set_pref(self, owner_id: int, name: str, value: bool) -> str | None:
+        """Change a setting as an undoable action; its id, or None when nothing changed."""
+        return await self._tx(owners.write_pref, owner_id, name, value)
 
-    async def set_timezone(self, owner_id: int, tz: str) -> None:
-        await self._tx(owners.set_timezone, owner_id, tz)
+    async def set_timezone(self, owner_id: int, tz: str) -> str | None:
+        """Change the time zone as an undoable action; its id, or None when nothing changed."""
+        return await self._tx(owners.set_timezone, owner_id, tz)
 
     async def timezone_of(self, owner_id: int) -> str:
         """The person's zone; the default for one that is not a zone (stored before imports
@@ -236,15 +238,25 @@ class MemoryService:
             self.timeline.forget(owner_id)
         return out
 
+    async def forget_scope(self, owner_id: int) -> tuple[int, int]:
+        """(memories "delete everything" would delete, the newest memory's id)."""
+        return await self._tx(changes.forget_scope, owner_id)
+
     async def forget_everything(self, owner_id: int) -> int:
         count = await self._tx(changes.forget_everything, owner_id)
         self.forget_cached(owner_id)
+        if not await self.db.truncate_wal():
+            log.warning("the write-ahead log could not be emptied after a deletion; it will be at the next checkpoint")
         return count
 
     async def undo(self, owner_id: int, action_id: str | None = None) -> Undone:
         out = await self._tx(undo_mod.undo, owner_id, action_id)
         self.forget_cached(owner_id)
         return out
+
+    async def next_to_undo(self, owner_id: int) -> str | None:
+        """What a plain /undo would undo now, in words (None: nothing)."""
+        return await self._tx(undo_mod.next_to_undo, owner_id)
 
     async def claim_action(self, owner_id: int, action_id: str) -> None:
         """Count an action the assistant carried out at the person's request (/tidy) as the
@@ -263,7 +275,10 @@ class MemoryService:
         """Deleted memories past the undo window lose their text; imports abandoned half-way
         (the process died while staging) lose their staged rows."""
         await self._tx(transfer.discard_abandoned)
-        return await self._tx(purge.purge_due, timedelta(seconds=self.settings.undo_window_seconds))
+        count = await self._tx(purge.purge_due, timedelta(seconds=self.settings.undo_window_seconds))
+        if count and not await self.db.truncate_wal():
+            log.warning("the write-ahead log could not be emptied after a purge; it will be at the next checkpoint")
+        return count
 
     # --- reading -----------------------------------------------------------------------------
     async def get(self, owner_id: int, memory_id: int) -> MemoryView | None:
@@ -358,6 +373,10 @@ class MemoryService:
     # --- conflicts ---------------------------------------------------------------------------
     async def pending_conflicts(self, owner_id: int) -> list[ConflictView]:
         return await self._tx(settle.pending, owner_id)
+
+    async def pending_count(self, owner_id: int | None) -> int:
+        """How many questions wait for an answer: one person's, or everyone's (None)."""
+        return await self._tx(settle.pending_count, owner_id)
 
     async def conflict(self, owner_id: int, conflict_id: int) -> ConflictView | None:
         return await self._tx(settle.get_conflict, owner_id, conflict_id)

@@ -250,6 +250,21 @@ class Database:
             log.error("storage error: %s: %s", exc.__class__.__name__, exc.orig)
             raise StorageError(str(exc.orig)) from exc
 
+    async def truncate_wal(self) -> bool:
+        """SQLite: copy the write-ahead log into the database file and empty the log, so that
+        text just erased does not linger in its old frames (freed pages of the file itself are
+        zeroed by secure_delete). True when the log is empty now; PostgreSQL's WAL is the
+        server's, so there it does nothing."""
+        if self.dialect != "sqlite" or self.checkpointer is None:
+            return True
+
+        def work() -> bool:
+            with self.engine.connect() as conn:
+                row = conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").first()
+                return row is not None and int(row[0]) == 0
+
+        return await self.run(work)
+
     def dispose(self) -> None:
         self._executor.shutdown(wait=True)
         if self.checkpointer is not None:

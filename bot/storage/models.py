@@ -151,7 +151,9 @@ class Memory(SQLModel, table=True):
 
 class Action(SQLModel, table=True):
     """One thing a person (or the assistant) did, grouping the events it caused, so that Undo
-    reverts exactly that and nothing else."""
+    reverts exactly that and nothing else. The summary names memories and reminders by
+    reference ({m12}, {r3}), never by their text: it is rendered when shown, so that no text
+    outlives the purge of what it quoted (bot/memory/store.py, resolve_refs)."""
 
     __tablename__ = "action"
     id: str = Field(default_factory=new_uid, primary_key=True, max_length=32)
@@ -164,6 +166,22 @@ class Action(SQLModel, table=True):
     conflict_status_before: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
     undone_at: datetime | None = None
+
+
+class ActionChange(SQLModel, table=True):
+    """A change an action made outside the memory table (a reminder set or cancelled, a setting
+    or the time zone changed), with the state before and after, so that /undo walks back every
+    kind of change the person made, not only memories. Holds no memory text."""
+
+    __tablename__ = "action_change"
+    id: int | None = Field(default=None, primary_key=True)
+    owner_id: int = Field(foreign_key="owner.id", index=True)
+    action_id: str = Field(foreign_key="action.id", index=True, max_length=32)
+    target: str = Field(max_length=16)  # reminder | setting | timezone
+    ref: str = Field(default="", max_length=64)  # the reminder's id or the setting's name
+    before_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    after_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class MemoryEvent(SQLModel, table=True):

@@ -22,6 +22,12 @@ CASES = [
     ("do you remember that trip?", c.Chat("do you remember that trip?")),
     ("what do you remember about me?", c.Chat("what do you remember about me?")),
     ("I noted: nothing", c.Chat("I noted: nothing")),
+    # a bare number (issue 16: in the terminal, one that pressed no button reaches the core)
+    ("2", c.BareNumber(2, "2")),
+    ("  10 ", c.BareNumber(10, "  10 ")),
+    ("²", c.Chat("²")),  # a digit, but not a number
+    ("12345678901", c.Chat("12345678901")),
+    ("/forget ²", c.Malformed("Which memory? Use /forget <number from the last list> (see /memories for the numbers).")),
     ("/memories", c.ListMemories(Which.ALL)),
     ("/memories current", c.ListMemories(Which.CURRENT)),
     ("/memories HISTORICAL", c.ListMemories(Which.HISTORICAL)),

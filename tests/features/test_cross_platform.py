@@ -40,7 +40,7 @@ ALICE_TG = 2001
 GROUP_TG = -1009876543210
 TG_BOT = "memory_link_bot"
 PAST = "Mark older as past (recommended)"
-CONFLICT_LABELS = ["Keep both", PAST, "Replace older", "Discard newer"]
+CONFLICT_LABELS = ["Keep both", PAST, "Replace older (deletes it)", "Discard newer"]
 CODE = re.compile(r"Your link code: ([A-Z0-9]{5}-[A-Z0-9]{5})")
 
 

@@ -163,7 +163,7 @@ async def test_link_merges_through_the_save_path_and_asks_about_disagreements(co
     assert "brought over 2 memories" in summary.text and "1 I already knew" in summary.text
     assert "may change something" in summary.text
     assert "I live in London" in question.text and "I live in Paris" in question.text
-    assert [b.label for b in question.all_buttons] == ["Keep both", PAST, "Replace older", "Discard newer"]
+    assert [b.label for b in question.all_buttons] == ["Keep both", PAST, "Replace older (deletes it)", "Discard newer"]
 
     alice = await owner(core, TG, "alice")
     assert await owner(core, DC, "ally") == alice
@@ -429,7 +429,7 @@ async def test_forget_me_while_linked_also_forgets_the_dormant_memories(core, da
     await say(core, DC, "ally", "remember: I have a dog named Rex")
     await link(core, DC, "ally", await code_of(core, TG, 'alice'))
     ask = await say1(core, DC, "ally", "/forget_me")
-    [done] = await press(core, DC, "ally", ask, "Yes, delete everything")
+    [done] = await press(core, DC, "ally", ask, "Yes, delete everything now (no undo)")
     assert "deleted everything" in done.text
     await say(core, DC, "ally", "/unlink")
     assert "nothing yet" in await listed(core, DC, "ally") and "nothing yet" in await listed(core, TG, "alice")

@@ -16,7 +16,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import text as sql
 
-from bench.latency import make_facts
 from bot.events import ChatRef
 from bot.memory.writing import transfer
 from bot.memory.writing.transfer import ImportReport, ReminderRecord, reminder_target

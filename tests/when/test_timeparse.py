@@ -728,6 +728,9 @@ def test_is_valid_timezone(name: str, valid: bool) -> None:
         ("GMT+2", None),  # an offset, not a zone
         ("UTC+5:30", None),
         ("EST", None),  # a fixed offset that is wrong for New York all summer
+        ("CET", "CET"),  # issue 16, item 8: Central European Time, with its summer time
+        ("cest", "CET"),
+        ("EET", "EET"),
         ("Atlantis", None),
         ("", None),
         ("   ", None),

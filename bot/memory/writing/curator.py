@@ -60,7 +60,7 @@ from bot.memory.writing.changes import void_conflicts_naming
 from bot.memory.rules.conflict import is_near_duplicate
 from bot.storage.models import Action, Conflict, EventKind, ImportStaging, Memory, MemoryEvent, Owner, Status, utcnow
 from bot.memory.rules.slots import find_slots, slot_value
-from bot.memory.store import MemoryView, log_event, new_action, snapshot, touch
+from bot.memory.store import MemoryView, log_event, mref, new_action, snapshot, touch
 from bot.memory.rules.text import content_words, names, numbers
 
 ACTOR = "curator"
@@ -147,6 +147,7 @@ class TidyReport:
     stale: int = 0  # parts of the plan dropped because the person changed those memories
     action_id: str | None = None
     model_used: bool = False
+    kept_apart: int = 0  # memories whose merge the person undid: never merged again
 
     @property
     def changed(self) -> bool:
@@ -164,8 +165,13 @@ class TidyReport:
         if self.skipped == "unchanged":
             return "Nothing has changed since the last tidy-up, so there was nothing to do."
         if not self.changed:
+            duplicates = "no duplicates"
+            if self.kept_apart:  # "no duplicates" right after an undone merge would not be true
+                n = self.kept_apart
+                duplicates = (f"nothing new to merge (the {n} memor{'y' if n == 1 else 'ies'} whose merge you "
+                              "undid stay separate, as you chose)")
             return (
-                f"I looked through your {self.examined} memories: no duplicates, nothing empty, nothing "
+                f"I looked through your {self.examined} memories: {duplicates}, nothing empty, nothing "
                 "expired. Everything stays as it is."
             )
         lines = ["I tidied up your memories:"]
@@ -688,7 +694,7 @@ def apply_part(
         s.add(keep)
         log_event(
             s, act, keep, EventKind.MERGED, before, actor=ACTOR,
-            note="kept; merged " + ", ".join(f"#{i}" for i in plan_merge.merged_ids),
+            note="kept; merged " + ", ".join(mref(i) for i in plan_merge.merged_ids),
         )
         texts = []
         for loser in losers:
@@ -698,7 +704,7 @@ def apply_part(
             loser.replaced_by = keep.id
             touch(loser)
             s.add(loser)
-            log_event(s, act, loser, EventKind.MERGED, before, actor=ACTOR, note=f"merged into #{keep.id}")
+            log_event(s, act, loser, EventKind.MERGED, before, actor=ACTOR, note=f"merged into {mref(keep.id)}")
             texts.append(loser.text)
         merged.append(MergeDone(keep.text, tuple(texts)))
 

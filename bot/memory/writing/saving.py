@@ -24,7 +24,7 @@ from bot.memory.rules.classify import classify
 from bot.memory.rules.dates import extract_validity
 from bot.storage.models import Conflict, EventKind, Memory, MemoryEvent, Status, utcnow
 from bot.memory.owners import OwnerPrefs, read_prefs
-from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 
 MAX_FACT_CHARS = 2000
 CANDIDATE_LIMIT = 20
@@ -277,7 +277,7 @@ def apply_remember(
     )
     s.add(memory)
     s.flush()
-    action = new_action(s, owner_id, "remember", f"saving “{text[:80]}”", actor=actor)
+    action = new_action(s, owner_id, "remember", f"saving {mref(memory.id)}", actor=actor)
     log_event(s, action, memory, EventKind.CREATED, None, actor=actor)
     result = RememberResult(memory=MemoryView.of(memory), action_id=action.id, reasons=dict(reasons))
     if not decisions:
@@ -411,12 +411,12 @@ def apply_update(
     )
     s.add(new)
     s.flush()
-    action = new_action(s, owner_id, "update", f"the update of “{old.text[:60]}” to “{new_text[:60]}”")
-    log_event(s, action, new, EventKind.CREATED, None, note=f"new version of #{old.id}")
+    action = new_action(s, owner_id, "update", f"the update of {mref(old.id)} to {mref(new.id)}")
+    log_event(s, action, new, EventKind.CREATED, None, note=f"new version of {mref(old.id)}")
     before = snapshot(old)
     old.status = Status.HISTORICAL.value
     old.replaced_by = new.id
     touch(old)
     s.add(old)
-    log_event(s, action, old, EventKind.UPDATED, before, note=f"replaced by #{new.id}")
+    log_event(s, action, old, EventKind.UPDATED, before, note=f"replaced by {mref(new.id)}")
     return MemoryView.of(new), MemoryView.of(old)

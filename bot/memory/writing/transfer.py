@@ -181,8 +181,17 @@ class ReminderRecord(_Strict):
 
 
 class Prefs(_Strict):
+    """Per-person settings (the /settings switches) and time zone. `changed_at`: when the
+    person last changed them (absent in older backups: then the backup's own time counts)."""
+
     timezone: Short | None = None
     prefs: dict[Short, bool] = Field(default_factory=dict)
+    changed_at: datetime | None = None
+
+    @field_validator("changed_at")
+    @classmethod
+    def _tz(cls, v: datetime | None) -> datetime | None:
+        return _aware(v)
 
 
 class Backup(_Strict):
@@ -219,6 +228,7 @@ class ImportReport:
     dropped: dict[str, int] = field(default_factory=dict)  # why -> how many (reminders, empty texts)
     timezone_dropped: bool = False
     unsure: int = 0  # imported as "possibly outdated": their question was not in the backup
+    settings: str = ""  # "restored" | "kept" (changed after the backup) | ""
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -241,6 +251,10 @@ class ImportReport:
         if self.reminders_added:
             parts.append(f"{self.reminders_added} reminder{'s' if self.reminders_added != 1 else ''} set "
                          "(they come to you privately, here)")
+        if self.settings == "restored":
+            parts.append("your settings and time zone restored")
+        elif self.settings == "kept":
+            parts.append("your settings kept as they are (you changed them after this backup)")
         text = "Import done: " + ", ".join(parts) + "."
         changed = []
         if self.cleaned_texts:
@@ -301,6 +315,21 @@ def parse_backup(raw: bytes | str) -> Backup:
 
 def _iso(value: datetime | date | None) -> str | None:
     return value.isoformat() if value is not None else None
+
+
+def empty_backup() -> dict[str, Any]:
+    """A valid backup that holds nothing (for a person nothing is known about)."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": _iso(utcnow()),
+        "settings": {"timezone": None, "prefs": {}},
+        "memories": [],
+        "tombstones": [],
+        "episodes": [],
+        "procedures": [],
+        "reminders": [],
+    }
 
 
 def export_owner(s: Session, owner_id: int) -> dict[str, Any]:
@@ -368,15 +397,13 @@ def export_owner(s: Session, owner_id: int) -> dict[str, Any]:
         }
         for r in s.exec(select(Reminder).where(Reminder.owner_id == owner_id).order_by(Reminder.id))  # type: ignore[arg-type]
     ]
-    try:
-        prefs = json.loads(owner.settings_json or "{}")
-    except ValueError:
-        prefs = {}
+    stored = owners.stored_prefs(s, owner_id)
+    prefs = {k: bool(v) for k, v in stored.items() if k in owners.PREF_NAMES}
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": _iso(utcnow()),
-        "settings": {"timezone": owner.timezone, "prefs": prefs},
+        "settings": {"timezone": owner.timezone, "prefs": prefs, "changed_at": _iso(owners.settings_changed_at(s, owner_id))},
         "memories": memories,
         "tombstones": tombstones,
         "episodes": episodes,
@@ -537,12 +564,13 @@ class ImportPlan:
     episodes: list[EpisodeRecord] = field(default_factory=list)
     procedures: list[ProcedureRecord] = field(default_factory=list)
     reminders: list[tuple[ReminderRecord, ChatRef]] = field(default_factory=list)
-    timezone: str | None = None
+    settings: Prefs | None = None  # the backup's settings and time zone (restored unless changed since)
+    settings_taken: datetime | None = None  # when they were last changed in the backup
 
     @property
     def writes(self) -> bool:
         return bool(self.adds or self.updates or self.deletions or self.episodes or self.procedures
-                    or self.reminders or self.timezone)
+                    or self.reminders or self.settings is not None)
 
 
 def _snapshot_of(values: dict[str, Any], version: int, deleted_at: datetime | None = None) -> dict[str, Any]:
@@ -612,12 +640,13 @@ def plan_import(s: Session, owner_id: int, backup: Backup, via: ChatRef | None, 
             report.drop(why or "reminders")
             continue
         plan.reminders.append((r, target))
-    tz = backup.settings.timezone
-    if tz:
-        if not is_valid_timezone(tz):
-            report.timezone_dropped = True
-        elif owners.get_owner(s, owner_id).timezone is None:
-            plan.timezone = tz
+    wanted = backup.settings
+    if wanted.timezone and not is_valid_timezone(wanted.timezone):
+        report.timezone_dropped = True
+        wanted = wanted.model_copy(update={"timezone": None})
+    if wanted.timezone or wanted.prefs:
+        plan.settings = wanted
+        plan.settings_taken = wanted.changed_at or _aware(backup.exported_at)
     return plan
 
 
@@ -789,8 +818,8 @@ def finish_import(s: Session, plan: ImportPlan, staging: int, staged_ids: dict[s
             for r, chat in plan.reminders
         ])
         report.reminders_added = len(plan.reminders)
-    if plan.timezone:
-        owners.set_timezone(s, owner_id, plan.timezone)
+    if plan.settings is not None and plan.settings_taken is not None:
+        report.settings = _import_settings(s, owner_id, plan.settings, plan.settings_taken)
     if not report.changed:
         s.execute(sa_delete(Action).where(Action.id == action_id))
     s.execute(sa_delete(ImportStaging).where(ImportStaging.staging_owner_id == staging))
@@ -810,3 +839,23 @@ def import_backup(s: Session, owner_id: int, backup: Backup, via: ChatRef | None
         staged.update(stage_memories(s, staging, plan.adds[i:i + BATCH_ROWS]))
     stage_others(s, staging, plan.episodes, plan.procedures)
     return finish_import(s, plan, staging, staged, now)
+
+
+def _import_settings(s: Session, owner_id: int, wanted: Prefs, taken: datetime) -> str:
+    """The backup's settings and time zone, unless the person changed theirs after the backup
+    was taken (the newer choice wins, like a memory edited after the backup)."""
+    prefs = {k: v for k, v in wanted.prefs.items() if k in owners.PREF_NAMES}
+    tz = wanted.timezone if wanted.timezone and is_valid_timezone(wanted.timezone) else None
+    if not prefs and not tz:
+        return ""
+    mine = owners.settings_changed_at(s, owner_id)
+    current = owners.read_prefs(s, owner_id, owners.OwnerPrefs())
+    same = all(getattr(current, k) == v for k, v in prefs.items()) and (tz is None or current.timezone == tz)
+    if same:
+        return ""
+    if mine is not None and mine > taken:
+        return "kept"
+    owners.restore_settings(s, owner_id, prefs, tz, taken)
+    return "restored"
+
+
