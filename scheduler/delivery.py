@@ -321,7 +321,9 @@ class ReminderDelivery:
         )
         try:
             buttons = await self.buttons_for(r.owner_id, r.id)
-            out = Outgoing(text=message.text, buttons=buttons)
+            # a reminder addressed to the person themselves (set through the HTTP API or MCP,
+            # which know no chat) goes to their private chat on platforms where that differs
+            out = Outgoing(text=message.text, buttons=buttons, private=r.chat_id == r.user_id)
             await asyncio.wait_for(self.outbox.send(r.chat, out), timeout=self.send_timeout)
         except asyncio.CancelledError:
             raise
