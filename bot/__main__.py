@@ -1,4 +1,4 @@
-"""Command line: `python -m bot run | chat | export | import | bench ...`.
+"""Command line: `python -m bot run | chat | web | mcp | token | export | import | bench ...`.
 
 Every failure ends with one clear line on stderr and a non-zero exit, never a stack trace.
 """
@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import logging
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 from bot.config import ConfigError, Settings, load_settings
@@ -49,19 +50,32 @@ def _parse_owner(text: str | None, settings: Settings) -> tuple[str, str]:
     return platform.strip().lower(), user.strip()
 
 
-async def _chat(settings: Settings) -> int:
+async def _chat(settings: Settings, *, web: bool = False) -> int:
     from adapters.console import ConsoleAdapter, greet
 
     greet()  # before storage and models load: the chat is visibly alive at once
     from bot.app import build_app
 
     app = build_app(settings)
+    server = None
     try:
+        if web:  # `run` with WEB_PORT and no platform token: the terminal chat and the web server
+            from bot.runner import web_for
+            from web.server import ServerError
+
+            _, server = web_for(app)
+            try:
+                await server.start()
+            except ServerError as exc:
+                server = None
+                return _fail(str(exc))
         console = ConsoleAdapter(app.core, settings)
         app.core.outbox.register("console", console)  # pushes (reminders) can arrive from the start
         await app.start_background()
         await console.run(greet=False)
     finally:
+        if server is not None:
+            await server.stop()
         await app.close()
     return 0
 
@@ -73,10 +87,84 @@ def _no_platform(settings: Settings) -> bool:
 
 async def _run(settings: Settings) -> int:
     if _no_platform(settings):
-        return await _chat(settings)
+        return await _chat(settings, web=settings.web_port is not None)
     from bot.runner import run_platforms
 
     return await run_platforms(settings)
+
+
+async def _web(settings: Settings) -> int:
+    from bot.runner import run_web
+
+    return await run_web(settings)
+
+
+async def _mcp(settings: Settings, owner: str | None) -> int:
+    """The MCP server over stdio for one person: stdout carries JSON-RPC and nothing else (the
+    SDK points fd 1 at stderr while it serves; the background work starts inside that)."""
+    import contextlib
+
+    from bot.app import build_app
+    from bot.memory import Source
+    from web.door import Caller, Door
+    from web.mcp import build_mcp, fixed_caller
+
+    platform, user = _parse_owner(owner, settings)
+    app = build_app(settings, role="web")
+    try:
+        owner_id = await app.memory.owner_for(platform, user)
+        assert owner_id is not None
+
+        @contextlib.asynccontextmanager
+        async def running(_: object):  # type: ignore[no-untyped-def]
+            await app.start_background()
+            yield None
+
+        door = Door(app.memory, app.reminders, undo_window=timedelta(seconds=settings.undo_window_seconds),
+                    judge_for=app.judge)
+        server = build_mcp(door, fixed_caller(Caller(owner_id, platform, user, Source.MCP.value)), lifespan=running)
+        await server.run_stdio_async()
+    finally:
+        await app.close()
+    return 0
+
+
+async def _token(settings: Settings, action: str, owner: str | None, name: str | None, number: int | None) -> int:
+    """`token create|list|revoke`: the chat's /token for scripts. create prints the token alone on
+    its last line (so `| tail -n 1` takes it) and creates the person if the id is new."""
+    from bot.app import build_app
+    from bot.features.access import where
+
+    platform, user = _parse_owner(owner, settings)
+    app = build_app(settings, with_model=False, embedder=None, role="web")
+    try:
+        owner_id = await app.memory.owner_for(platform, user, create=action == "create")
+        if owner_id is None:
+            return _fail(f"nobody known as {platform}:{user} in {_shown_url(settings.database_url)}")
+        if action == "create":
+            issued = await app.access.create(platform, user, name)
+            label = f"“{issued.token.name}”" if issued.token.name else "(no name)"
+            print(f"API token {label} for {platform}:{user}, shown only this once (only its hash is stored).")
+            print(f"Send it as “Authorization: Bearer <token>” to {where(settings)}.")
+            print(issued.secret)
+            return 0
+        if action == "revoke":
+            assert number is not None
+            revoked = await app.access.revoke_number(owner_id, number)
+            if revoked is None:
+                return _fail(f"{platform}:{user} has no active token number {number} (see `token list`)")
+            print(f"Revoked token {number} ({revoked.name or 'no name'}).")
+            return 0
+        tokens = await app.access.active(owner_id)
+        if not tokens:
+            print(f"{platform}:{user} has no active API tokens.")
+        for n, t in enumerate(tokens, 1):
+            used = t.last_used_at.isoformat(timespec="minutes") if t.last_used_at else "never used"
+            print(f"{n}. {t.name or '(no name)'} ({t.platform}:{t.user_id}) made {t.created_at.isoformat(timespec='minutes')}, "
+                  f"last used {used}")
+        return 0
+    finally:
+        await app.close()
 
 
 async def _export(settings: Settings, owner: str | None, out: str | None) -> int:
@@ -134,6 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="start the assistant (Telegram/Discord with tokens, else the terminal chat)")
     sub.add_parser("chat", help="the terminal chat")
+    sub.add_parser("web", help="the web server alone (HTTP API and MCP) on WEB_HOST:WEB_PORT, with the memory's upkeep")
+    p_mcp = sub.add_parser("mcp", help="the MCP server over stdio for one person (for Claude Desktop / Claude Code)")
+    p_mcp.add_argument("--owner", help="PLATFORM:USER_ID whose memory it serves (default: the console person)")
+    p_token = sub.add_parser("token", help="API tokens: create | list | revoke")
+    p_token.add_argument("action", choices=("create", "list", "revoke"))
+    p_token.add_argument("number", nargs="?", type=int, help="revoke: the number shown by `token list`")
+    p_token.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
+    p_token.add_argument("--name", help="create: a name to tell the token apart, e.g. laptop")
     p_export = sub.add_parser("export", help="write a person's backup as JSON")
     p_export.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
     p_export.add_argument("--out", help="file to write (default: stdout)")
@@ -150,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         return _fail(str(exc), 2)
     # the terminal chat owns the screen (also as `run` with no platform token): warnings only
-    terminal = args.command in ("chat", "export", "import", "bench") or (
+    terminal = args.command in ("chat", "export", "import", "bench", "token") or (
         args.command == "run" and _no_platform(settings)
     )
     _setup_logging(settings, quiet=terminal)
@@ -160,6 +256,14 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_chat(settings))
         if args.command == "run":
             return asyncio.run(_run(settings))
+        if args.command == "web":
+            return asyncio.run(_web(settings))
+        if args.command == "mcp":
+            return asyncio.run(_mcp(settings, args.owner))
+        if args.command == "token":
+            if args.action == "revoke" and (args.number is None or args.number < 1):
+                return _fail("token revoke needs the number shown by `token list`, e.g. token revoke 2")
+            return asyncio.run(_token(settings, args.action, args.owner, args.name, args.number))
         if args.command == "export":
             return asyncio.run(_export(settings, args.owner, args.out))
         if args.command == "import":

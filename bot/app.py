@@ -18,8 +18,10 @@ from typing import Any
 
 from bot.config import Settings
 from bot.core import commands as c
+from bot.core.access import AccessTokens
 from bot.core.core import Core
 from bot.features import linking, memory_commands as mem, memory_presses as presses
+from bot.features.access import TokenCommands
 from bot.features.chat.fallback import MemoryAnswers
 from bot.features.chat.turn import Conversation
 from bot.features.chat.why import WhyStore
@@ -29,7 +31,7 @@ from bot.features.judge import AiJudge
 from bot.features.recheck import PRESS_ACTION as RECHECK_ACTION
 from bot.features.recheck import Rechecker
 from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
-from bot.features.reminders import ReminderCommands, ReminderService, delivery_buttons
+from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, delivery_buttons
 from bot.features.tidy import Curator, purge_deleted
 from bot.llm.client import LLM
 from bot.memory import MemoryService
@@ -107,9 +109,13 @@ class App:
     why: WhyStore
     chat_log: ChatLog
     warmup: SemanticWarmup
+    access: AccessTokens
     llm: LLM | None = None
     conversation: Conversation | None = None  # the chat turn with the model; None without one
     clock: Callable[[], datetime] = utcnow
+    # "chat": everything; "web" (`python -m bot web`, `python -m bot mcp`): the memory's upkeep
+    # (purge, tidy) but no reminder delivery and no jobs that talk to people in a chat
+    role: str = "chat"
     _started: bool = field(default=False, repr=False)
 
     async def start_background(self) -> None:
@@ -144,11 +150,14 @@ def build_app(
     with_model: bool = True,
     llm: LLM | None = None,
     clock: Callable[[], datetime] = utcnow,
+    role: str = "chat",
     **delivery_options: Any,
 ) -> App:
     """Open storage and build every part. Slow parts (the embedding model) load in the
-    background. `db`, `embedder`, `llm`, `clock` and `delivery_options` (see ReminderDelivery)
-    are for tests and benchmarks."""
+    background. `role` is "chat" or "web" (see App.role). `db`, `embedder`, `llm`, `clock` and
+    `delivery_options` (see ReminderDelivery) are for tests and benchmarks."""
+    if role not in ("chat", "web"):
+        raise ValueError(f"unknown role {role!r}")
     db = db or Database(settings.database_url)
     if embedder is _UNSET:
         embedder = build_embedder(settings, start=False)
@@ -160,12 +169,13 @@ def build_app(
 
     timers = Timers(clock=clock)
     buttons = core.buttons
+    delivers = role == "chat"  # a web-only process leaves delivery to the chat process and its sweep
     delivery = ReminderDelivery(
-        timers, db, core.outbox, settings,
-        lambda owner_id, reminder_id: delivery_buttons(buttons, owner_id, reminder_id),
+        timers if delivers else Timers(clock=clock, name="reminder timers (not started here)"), db, core.outbox,
+        settings, lambda owner_id, reminder_id: delivery_buttons(buttons, owner_id, reminder_id),
         clock=clock, **delivery_options,
     )
-    reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery, clock=clock)
+    reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery if delivers else NoTimers(), clock=clock)
     chat_log = ChatLog(db, settings.history_token_budget)
     why = WhyStore(db)
     judge = AiJudge(llm, settings)
@@ -191,9 +201,11 @@ def build_app(
         why=why,
         chat_log=chat_log,
         warmup=SemanticWarmup(semantic),
+        access=AccessTokens(db, settings),
         llm=llm,
         conversation=conversation,
         clock=clock,
+        role=role,
     )
     wire(app)
     return app
@@ -217,6 +229,7 @@ def wire(app: App) -> None:
     router.intent(c.SettingsCmd, mem.on_settings)
     router.intent(c.Remind, reminders.on_remind)
     router.intent(c.Link, linking.on_link)
+    router.intent(c.TokenCmd, TokenCommands(app.access, settings).on_token)
     router.intent(c.Malformed, mem.on_malformed)
     router.intent(c.Unknown, mem.on_unknown)
 
@@ -246,6 +259,8 @@ def wire(app: App) -> None:
     timers.add_interval_job("purge", PURGE_SECONDS, lambda: purge_deleted(db, memory, clock))
     timers.add_interval_job("curator", settings.curator_interval_minutes * 60, app.curator.tidy_all)
     timers.add_interval_job("curator_by_count", CURATOR_COUNT_CHECK_SECONDS, app.curator.tidy_busy_owners)
+    if app.role != "chat":
+        return  # the rest talks to people in a chat
     timers.add_interval_job("recheck", RECHECK_SECONDS, app.rechecker.run)
     if app.llm is not None:
         llm = app.llm
