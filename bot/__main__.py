@@ -225,11 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("web", help="the web server alone (HTTP API and MCP) on WEB_HOST:WEB_PORT, with the memory's upkeep")
     p_mcp = sub.add_parser("mcp", help="the MCP server over stdio for one person (for Claude Desktop / Claude Code)")
     p_mcp.add_argument("--owner", help="PLATFORM:USER_ID whose memory it serves (default: the console person)")
-    p_token = sub.add_parser("token", help="API tokens: create | list | revoke")
-    p_token.add_argument("action", choices=("create", "list", "revoke"))
-    p_token.add_argument("number", nargs="?", type=int, help="revoke: the number shown by `token list`")
-    p_token.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
-    p_token.add_argument("--name", help="create: a name to tell the token apart, e.g. laptop")
+    p_token = sub.add_parser("token", help="API tokens for the HTTP API and MCP: create | list | revoke")
+    token_sub = p_token.add_subparsers(dest="action", required=True)
+    for action, text in (("create", "make a token (printed alone on the last line)"), ("list", "list active tokens"),
+                         ("revoke", "revoke a token by its number in `token list`")):
+        p_action = token_sub.add_parser(action, help=text)
+        p_action.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
+        if action == "create":
+            p_action.add_argument("--name", help="a name to tell the token apart, e.g. laptop")
+        if action == "revoke":
+            p_action.add_argument("number", type=int, help="the number shown by `token list`")
     p_export = sub.add_parser("export", help="write a person's backup as JSON")
     p_export.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
     p_export.add_argument("--out", help="file to write (default: stdout)")
@@ -261,9 +266,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "mcp":
             return asyncio.run(_mcp(settings, args.owner))
         if args.command == "token":
-            if args.action == "revoke" and (args.number is None or args.number < 1):
+            number = getattr(args, "number", None)
+            if args.action == "revoke" and (number is None or number < 1):
                 return _fail("token revoke needs the number shown by `token list`, e.g. token revoke 2")
-            return asyncio.run(_token(settings, args.action, args.owner, args.name, args.number))
+            return asyncio.run(_token(settings, args.action, args.owner, getattr(args, "name", None), number))
         if args.command == "export":
             return asyncio.run(_export(settings, args.owner, args.out))
         if args.command == "import":

@@ -22,6 +22,7 @@ from web.door import Refusal
 
 log = logging.getLogger(__name__)
 
+STORAGE_DOWN = "The memory's storage cannot be read right now, so nothing was read or changed. Try again in a moment."
 STATUS_OF_REFUSAL = {"not_found": 404, "gone": 404, "invalid": 422, "conflict": 409}
 CODES = {
     400: "bad_request",
@@ -111,8 +112,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StorageError)
     async def _storage(request: Request, exc: StorageError) -> JSONResponse:
-        return error_response(503, "The memory's storage cannot be read right now, so nothing was read or changed. "
-                                   "Try again in a moment.", headers={"Retry-After": "5"})
+        return error_response(503, STORAGE_DOWN, headers={"Retry-After": "5"})
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -22,8 +22,8 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bot.memory import Source
-from web.errors import error_body
+from bot.memory import Source, StorageError
+from web.errors import STORAGE_DOWN, error_body
 from web.gate import Denied, Gate
 from web.mcp import SCOPE_KEY
 
@@ -49,9 +49,13 @@ class Front:
         is_mcp = path == MCP_PATH or path.startswith(MCP_PATH + "/")
         if is_mcp or (path.startswith("/api") and path not in ("/api/health", "/api/health/")):
             headers = Headers(scope=scope)
-            got = await self.gate.check(
-                headers.get("authorization"), source=Source.MCP.value if is_mcp else Source.API.value
-            )
+            try:
+                got = await self.gate.check(
+                    headers.get("authorization"), source=Source.MCP.value if is_mcp else Source.API.value
+                )
+            except StorageError:  # no token can be checked: refused, never let through
+                await _respond(send, 503, "storage_unavailable", STORAGE_DOWN, {"Retry-After": "5"})
+                return
             if isinstance(got, Denied):
                 await _respond(send, got.status, "unauthorized" if got.status == 401 else "rate_limited",
                                got.message, got.headers)
