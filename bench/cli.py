@@ -18,6 +18,7 @@ BENCHES = {
     "latency": "bench.latency",
     "cost": "bench.cost",
     "load": "bench.load",
+    "api": "bench.api",
 }
 
 

@@ -22,6 +22,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from bot.memory.index import keyword as search
@@ -93,28 +94,39 @@ def id_for(s: Session, owner_id: int, uid: str, *, include_deleted: bool = False
     return int(row[0])
 
 
+_VIEW_COLUMNS = ("id", "uid", "text", "status", "archived", "category", "slot", "valid_from", "valid_until",
+                 "replaced_by", "created_at", "updated_at", "version", "deleted_at", "purged_at")
+
+
 def views(s: Session, owner_id: int, ids: list[int]) -> list[PublicMemory]:
-    """These memories of this owner (purged ones left out), in the order given."""
+    """These memories of this owner (purged ones left out), in the order given. One statement of
+    plain columns (never the embedding), since every API answer about memories reads here."""
     if not ids:
         return []
-    rows = {m.id: m for m in s.exec(select(Memory).where(Memory.owner_id == owner_id, Memory.id.in_(ids)))}  # type: ignore[union-attr]
-    links = {m.replaced_by for m in rows.values() if m.replaced_by is not None} - set(rows)
-    uids = {m_id: m.uid for m_id, m in rows.items()}
-    if links:
-        uids.update(
-            s.exec(select(Memory.id, Memory.uid).where(Memory.owner_id == owner_id, Memory.id.in_(links))).all()  # type: ignore[union-attr,arg-type]
+    t = Memory.__table__  # type: ignore[attr-defined]
+    conn = s.connection()
+    found = {
+        int(r.id): r
+        for r in conn.execute(
+            sa.select(*(t.c[name] for name in _VIEW_COLUMNS)).where(t.c.owner_id == owner_id, t.c.id.in_(ids))
         )
+    }
+    links = {r.replaced_by for r in found.values() if r.replaced_by is not None} - set(found)
+    uids = {mid: r.uid for mid, r in found.items()}
+    if links:
+        uids.update(conn.execute(sa.select(t.c.id, t.c.uid).where(t.c.owner_id == owner_id, t.c.id.in_(links))).all())
     out = []
     for mid in ids:
-        m = rows.get(mid)
-        if m is None or m.purged_at is not None:
+        r = found.get(mid)
+        if r is None or r.purged_at is not None:
             continue
         out.append(
             PublicMemory(
-                id=m.uid, text=m.text, status=m.status, archived=m.archived, category=m.category, slot=m.slot,
-                valid_from=m.valid_from, valid_until=m.valid_until,
-                replaced_by=uids.get(m.replaced_by) if m.replaced_by is not None else None,
-                created_at=m.created_at, updated_at=m.updated_at, version=m.version, deleted=m.deleted_at is not None,
+                id=r.uid, text=r.text, status=r.status, archived=bool(r.archived), category=r.category, slot=r.slot,
+                valid_from=r.valid_from, valid_until=r.valid_until,
+                replaced_by=uids.get(r.replaced_by) if r.replaced_by is not None else None,
+                created_at=r.created_at, updated_at=r.updated_at, version=int(r.version),
+                deleted=r.deleted_at is not None,
             )
         )
     return out

@@ -132,6 +132,16 @@ def revoke_owner(s: Session, owner_id: int) -> int:
     ).rowcount
 
 
+_t = ApiToken.__table__  # type: ignore[attr-defined]
+_i = Identity.__table__  # type: ignore[attr-defined]
+# built once: every API and MCP request runs it
+_VERIFY = (
+    sa.select(_t.c.id, _t.c.revoked_at, _t.c.last_used_at, _i.c.owner_id, _i.c.platform, _i.c.user_id)
+    .select_from(_t.join(_i, _i.c.id == _t.c.identity_id))
+    .where(_t.c.token_hash == sa.bindparam("digest"))
+)
+
+
 def verify(s: Session, secret: str, now: datetime | None = None) -> Verified | Refused:
     """Who this secret speaks for, or why not. One indexed read; "last used" is written at most
     once a minute."""
@@ -139,18 +149,13 @@ def verify(s: Session, secret: str, now: datetime | None = None) -> Verified | R
         return Refused.MISSING
     if not _SHAPE.fullmatch(secret):  # not one of ours: never reaches the database
         return Refused.UNKNOWN
-    t = ApiToken.__table__  # type: ignore[attr-defined]
-    i = Identity.__table__  # type: ignore[attr-defined]
-    row = s.connection().execute(
-        sa.select(t.c.id, t.c.revoked_at, t.c.last_used_at, i.c.owner_id, i.c.platform, i.c.user_id)
-        .select_from(t.join(i, i.c.id == t.c.identity_id))
-        .where(t.c.token_hash == digest(secret))
-    ).first()
+    row = s.connection().execute(_VERIFY, {"digest": digest(secret)}).first()
     if row is None:
         return Refused.UNKNOWN
     if row.revoked_at is not None:
         return Refused.REVOKED
     now = now or utcnow()
     if row.last_used_at is None or row.last_used_at < now - TOUCH_EVERY:
+        t = ApiToken.__table__  # type: ignore[attr-defined]
         s.connection().execute(t.update().where(t.c.id == row.id).values(last_used_at=now))
     return Verified(int(row.id), int(row.owner_id), row.platform, row.user_id)
