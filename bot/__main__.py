@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     p_import.add_argument("file")
     p_import.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
     p_bench = sub.add_parser("bench", help="benchmarks that print figures")
-    p_bench.add_argument("name", help="conflicts | retrieval | latency | cost | load")
+    p_bench.add_argument("name", help="conflicts | retrieval | latency | cost | load | api")
     p_bench.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
 
