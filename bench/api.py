@@ -9,8 +9,8 @@ rate limit off (it would throttle a benchmark) and the curator held back (it wou
 memories in the middle of the timing). Its first recall loads the person's vectors (warm-up, not
 timed).
 
-Timed, in rounds of 50 questions, each kind in a pass of its own so all see the same background
-load (the machine is shared):
+Timed, each question three ways back to back in a rotating order, so that the three see the same
+moment of the background load (the machine is shared):
 - in-process recall: MemoryService.recall(question) in this process, embedding included: the
   baseline, exactly what GET /api/recall does inside the server;
 - HTTP recall: GET /api/recall?q=... with one keep-alive client (httpx);
@@ -41,7 +41,6 @@ from typing import Any
 from bench.latency import DEFAULT_CACHE, CachingEmbedder, make_facts, make_questions, percentile, spread_dates
 from bot.config import Settings
 
-PASS = 50
 TARGETS = {"http_added_p95_ms": 3.0, "mcp_added_p95_ms": 8.0}
 LISTENING = re.compile(r"web server listening on (http://127\.0\.0\.1:\d+)")
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,11 +181,12 @@ async def run_benchmark(
             t_in: list[float] = []
             t_http: list[float] = []
             t_mcp: list[float] = []
-            for start in range(0, queries, PASS):
-                chunk = qs[start:start + PASS]
-                for kind, into in ((in_process, t_in), (via_http, t_http), (via_mcp, t_mcp)):
-                    for q in chunk:
-                        await _timed(lambda: kind(q), into)  # noqa: B023
+            ways = [(in_process, t_in), (via_http, t_http), (via_mcp, t_mcp)]
+            for i, q in enumerate(qs):
+                # each question three ways back to back, in a rotating order: the three see the
+                # same moment of a shared machine's load, and none is always first or last
+                for kind, into in ways[i % 3:] + ways[:i % 3]:
+                    await _timed(lambda: kind(q), into)  # noqa: B023
             out["recall_in_process"] = _stats(t_in)
             out["recall_http"] = _stats(t_http)
             out["search_mcp"] = _stats(t_mcp)

@@ -211,6 +211,18 @@ def build_app(
     return app
 
 
+def forgetting_tokens(app: App, handler: Any) -> Any:
+    """/link and /unlink move an identity to another owner: API tokens are checked afresh after."""
+
+    async def wrapped(core: Core, turn: Any, intent: Any, msg: Any) -> Any:
+        try:
+            return await handler(core, turn, intent, msg)
+        finally:
+            app.access.forget()
+
+    return wrapped
+
+
 def wire(app: App) -> None:
     """The one table: who handles each intent, /command, button action and periodic job."""
     core, router, settings = app.core, app.core.router, app.settings
@@ -228,7 +240,7 @@ def wire(app: App) -> None:
     router.intent(c.Timezone, mem.on_timezone)
     router.intent(c.SettingsCmd, mem.on_settings)
     router.intent(c.Remind, reminders.on_remind)
-    router.intent(c.Link, linking.on_link)
+    router.intent(c.Link, forgetting_tokens(app, linking.on_link))
     router.intent(c.TokenCmd, TokenCommands(app.access, settings).on_token)
     router.intent(c.Malformed, mem.on_malformed)
     router.intent(c.Unknown, mem.on_unknown)
@@ -243,14 +255,18 @@ def wire(app: App) -> None:
     router.command("why", app.why.on_why)
     router.command("reminders", reminders.on_list)
     router.command("tidy", app.curator.on_tidy)
-    router.command("unlink", linking.on_unlink)
+    router.command("unlink", forgetting_tokens(app, linking.on_unlink))
 
     # buttons
     router.press("conflict", presses.on_conflict)
     router.press("undo", presses.on_undo)
     router.press("page", presses.on_page)
     router.press("ask_again", presses.on_ask_again)
-    router.press("forget_me", presses.ForgetMePress(app.reminders.forget_owner).on_press)
+    async def forget_owner(owner_id: int) -> None:  # what else /forget_me lets go of, beside the memory
+        await app.reminders.forget_owner(owner_id)
+        app.access.forget(owner_id)
+
+    router.press("forget_me", presses.ForgetMePress(forget_owner).on_press)
     router.press(REMINDER_ACTION, reminders.on_press)
     router.press(RECHECK_ACTION, app.rechecker.on_press)
 

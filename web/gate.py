@@ -2,9 +2,10 @@
 
 The token is the only source of the owner. No endpoint or tool takes an owner or user id, so a
 program cannot ask for someone else's memory by changing a number in a URL (the design behind
-OpenMemory's security reports, mem0 #4236 and #6080). Every request is checked against the
-database: a token revoked in the chat, on the command line or in another process stops working
-at once, with a message saying so.
+OpenMemory's security reports, mem0 #4236 and #6080). Every request is checked (bot/core/access.py
+remembers a verified token for at most a second): a token revoked in the chat or by /forget_me
+stops working at once, one revoked by another process within that second, with a message saying
+so.
 
 The rate limit is per token and in process: a token bucket of API_RATE_LIMIT_PER_MINUTE
 requests, refilled continuously, so a burst is fine and a loop is slowed with 429 and

@@ -86,6 +86,7 @@ async def test_linked_accounts_tokens_see_the_shared_memory(kit: WebKit) -> None
     tg = await kit.person("2004", platform="telegram")
     dc = await kit.person("2005", platform="discord")
     await kit.http(tg).post("/api/memories", json={"text": "I live in Lisbon"})
+    assert (await kit.http(dc).get("/api/memories")).json()["memories"] == []  # its own, empty memory
     (code_msg,) = await kit.say(tg, "/link")
     code = re.search(r"Your link code: (\S+)", code_msg.text).group(1)  # type: ignore[union-attr]
     await kit.say(dc, f"/link {code}")
@@ -101,6 +102,29 @@ async def test_linked_accounts_tokens_see_the_shared_memory(kit: WebKit) -> None
     await kit.say(dc, "/unlink")
     alone = (await kit.http(dc).get("/api/memories")).json()["memories"]
     assert "I live in Lisbon" not in {m["text"] for m in alone}
+
+
+async def test_a_token_revoked_by_another_process_stops_within_a_second(kit: WebKit) -> None:  # noqa: F811
+    """This process remembers a verified token for at most a second (bot/core/access.py)."""
+    import asyncio
+    import time
+
+    from bot.storage.db import Database
+
+    eve = await kit.person("2008")
+    api = kit.http(eve)
+    assert (await api.get("/api/memories")).status_code == 200
+    other = Database(kit.app.db.url, pg_schema=kit.app.db.pg_schema)  # another process's connection
+    try:
+        with other.engine.begin() as conn:
+            conn.execute(sql("UPDATE api_token SET revoked_at = CURRENT_TIMESTAMP"))
+    finally:
+        other.dispose()
+    revoked_at = time.monotonic()
+    while (r := await api.get("/api/memories")).status_code == 200:
+        assert time.monotonic() - revoked_at < 2.0, "still open two seconds after its revocation"
+        await asyncio.sleep(0.05)
+    assert r.status_code == 401 and "revoked" in r.json()["error"]["message"]
 
 
 async def test_the_rate_limit_is_per_token(settings, database) -> None:
