@@ -27,7 +27,7 @@ from sqlmodel import Session, select
 
 from bot.memory.index import keyword as search
 from bot.memory.store import get_memory
-from bot.storage.models import Conflict, Memory, Status
+from bot.storage.models import Conflict, Memory
 
 UID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,32}")  # what a backup's uid may be (transfer.Uid)
 MAX_PAGE = 200
@@ -235,7 +235,6 @@ __all__ = [
     "Listing",
     "MemoryPage",
     "PublicMemory",
-    "Status",
     "check_version",
     "id_for",
     "page",

@@ -128,18 +128,18 @@ async def test_a_token_revoked_by_another_process_stops_within_a_second(kit: Web
 
 
 async def test_the_rate_limit_is_per_token(settings, database) -> None:
-    kit = await start_kit(settings, database, api_rate_limit_per_minute=3)
+    limited = await start_kit(settings, database, api_rate_limit_per_minute=3)
     try:
-        dan, eve = await kit.person("2006"), await kit.person("2007")
-        codes = [(await kit.http(dan).get("/api/memories")).status_code for _ in range(4)]
+        dan, eve = await limited.person("2006"), await limited.person("2007")
+        codes = [(await limited.http(dan).get("/api/memories")).status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429]
-        r = await kit.http(dan).get("/api/memories")
+        r = await limited.http(dan).get("/api/memories")
         assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
         assert "Too many requests" in r.json()["error"]["message"]
-        assert (await kit.http(eve).get("/api/memories")).status_code == 200  # another token is not slowed
-        assert (await kit.http().get("/api/health")).status_code == 200
+        assert (await limited.http(eve).get("/api/memories")).status_code == 200  # another token is not slowed
+        assert (await limited.http().get("/api/health")).status_code == 200
     finally:
-        await stop_kit(kit)
+        await stop_kit(limited)
 
 
 def run_cli(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -179,11 +179,11 @@ async def test_a_token_made_on_the_command_line_opens_the_api(tmp_path: Path, se
     made = run_cli(tmp_path, env, "token", "create", "--owner", "discord:42")
     assert made.returncode == 0, made.stderr
     secret = made.stdout.strip().splitlines()[-1]
-    kit = await start_kit(settings, database)
+    server = await start_kit(settings, database)
     try:
-        async with httpx.AsyncClient(base_url=kit.url, headers={"Authorization": f"Bearer {secret}"}) as api:
+        async with httpx.AsyncClient(base_url=server.url, headers={"Authorization": f"Bearer {secret}"}) as api:
             assert (await api.post("/api/memories", json={"text": "I collect stamps"})).status_code == 201
-        owner = await kit.app.memory.owner_for("discord", "42", create=False)
-        assert owner is not None and [m.text for m in await kit.app.memory.list(owner)] == ["I collect stamps"]
+        owner = await server.app.memory.owner_for("discord", "42", create=False)
+        assert owner is not None and [m.text for m in await server.app.memory.list(owner)] == ["I collect stamps"]
     finally:
-        await stop_kit(kit)
+        await stop_kit(server)

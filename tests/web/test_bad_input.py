@@ -16,7 +16,7 @@ from tests.support.web_kit import Person, WebKit, kit, start_kit, stop_kit  # no
 JSON = {"content-type": "application/json"}
 
 
-async def seeded(kit: WebKit) -> tuple[Person, str, str]:
+async def seeded(kit: WebKit) -> tuple[Person, str, str]:  # noqa: F811
     alice = await kit.person("4001")
     api = kit.http(alice)
     await api.post("/api/memories", json={"text": "I live in London"})

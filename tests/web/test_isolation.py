@@ -26,7 +26,7 @@ BODIES: dict[tuple[str, str], Any] = {
 QUERIES: dict[tuple[str, str], dict[str, str]] = {("GET", "/api/recall"): {"q": "where do I live?"}}
 
 
-def routes(kit: WebKit) -> list[tuple[str, str]]:
+def routes(kit: WebKit) -> list[tuple[str, str]]:  # noqa: F811
     """Every (method, path) of the API as its OpenAPI document lists it, but the health check."""
     found = []
     for path, methods in kit.web.api.openapi()["paths"].items():
@@ -36,7 +36,7 @@ def routes(kit: WebKit) -> list[tuple[str, str]]:
     return found
 
 
-async def bob_with_things(kit: WebKit) -> tuple[Person, dict[str, str]]:
+async def bob_with_things(kit: WebKit) -> tuple[Person, dict[str, str]]:  # noqa: F811
     bob = await kit.person("3002")
     api = kit.http(bob)
     await api.post("/api/memories", json={"text": "I live in London"})

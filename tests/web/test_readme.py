@@ -37,7 +37,7 @@ def blocks() -> list[tuple[str, str]]:
     return found
 
 
-def bot_url(kit: WebKit, db_backend: tuple[str, str | None]) -> str:
+def bot_url(kit: WebKit, db_backend: tuple[str, str | None]) -> str:  # noqa: F811
     url, schema = db_backend
     return pg_schema_url(schema) if schema else url
 
