@@ -28,11 +28,11 @@ def test_bench_api_json_and_table(tmp_path: Path) -> None:
     out = run(tmp_path, *TINY, "--json")
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout)  # stdout carries only the JSON object
-    for key in ("recall_in_process", "recall_http", "search_mcp", "save_in_process", "save_http"):
+    for key in ("recall_in_process", "recall_http", "search_mcp", "save_in_process", "save_http", "save_mcp"):
         stats = result[key]
         assert stats["p50_ms"] > 0 and stats["p50_ms"] <= stats["p95_ms"], (key, stats)
     assert result["recall_http"]["n"] == result["search_mcp"]["n"] == result["recall_in_process"]["n"] == 20
-    assert result["save_http"]["n"] == 5
+    assert result["save_http"]["n"] == result["save_mcp"]["n"] == 5
     assert result["throughput"]["http_per_s"] > 0 and result["throughput"]["in_process_per_s"] > 0
     assert set(result["targets"]) == {"http_added_p95_ms", "mcp_added_p95_ms"}
     assert result["mode"] == "keyword" and result["memories"] == 300
