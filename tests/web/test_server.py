@@ -6,6 +6,7 @@ sockets; the Telegram stand-in runs in this test's event loop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -223,3 +224,36 @@ def _listening_port(pid: int) -> int | None:
         if parts[3] == "0A" and parts[9] in inodes:  # LISTEN
             return int(parts[1].split(":")[1], 16)
     return None
+
+
+async def test_the_server_stops_promptly_with_clients_connected(settings, database) -> None:
+    """Open MCP sessions and keep-alive API connections do not hold the process up at stop."""
+    import time
+
+    from tests.support.web_kit import start_kit, stop_kit
+
+    kit = await start_kit(settings, database)
+    try:
+        alice = await kit.person("8101")
+        api = kit.http(alice)
+        assert (await api.get("/api/memories")).status_code == 200  # a keep-alive connection stays open
+        opened = asyncio.Event()
+
+        async def hold() -> None:
+            async with kit.mcp(alice) as client:
+                await client.list_tools()
+                opened.set()
+                await asyncio.sleep(60)
+
+        holder = asyncio.create_task(hold())
+        await asyncio.wait_for(opened.wait(), 30)
+        started = time.monotonic()
+        await kit.server.stop()
+        assert time.monotonic() - started < 8
+        with pytest.raises(httpx.TransportError):
+            await api.get("/api/memories")
+        holder.cancel()
+        with contextlib.suppress(BaseException):
+            await holder
+    finally:
+        await stop_kit(kit)
