@@ -27,7 +27,9 @@ def _setup_logging(settings: Settings, *, quiet: bool) -> None:
     if quiet and level > logging.DEBUG:  # the terminal chat owns the screen: warnings only
         level = max(level, logging.WARNING)
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "httpcore", "httpx2", "telegram.ext.Updater", "discord.gateway"):
+    # ("mcp": the SDK logs a refused tool call with its message at INFO, and a message can quote
+    # what the person asked for)
+    for noisy in ("httpx", "httpcore", "httpx2", "telegram.ext.Updater", "discord.gateway", "mcp"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
 
 
