@@ -27,8 +27,8 @@ def _setup_logging(settings: Settings, *, quiet: bool) -> None:
     if quiet and level > logging.DEBUG:  # the terminal chat owns the screen: warnings only
         level = max(level, logging.WARNING)
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # ("mcp": the SDK logs a refused tool call with its message at INFO, and a message can quote
-    # what the person asked for)
+    # ("mcp": the SDK logs every refused tool call with its message at INFO, and a message can
+    # quote what the person asked for; its warnings and errors still show)
     for noisy in ("httpx", "httpcore", "httpx2", "telegram.ext.Updater", "discord.gateway", "mcp"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
 
