@@ -55,6 +55,11 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
     return {"p50_ms": _ms(values, 50), "p95_ms": _ms(values, 95), "n": len(values)}
 
 
+def _paired(base: Sequence[float], other: Sequence[float]) -> dict[str, float]:
+    added = [b - a for a, b in zip(base, other)]
+    return {"p50_ms": _ms(added, 50), "p95_ms": _ms(added, 95)}
+
+
 async def _timed(fn: Callable[[], Awaitable[Any]], into: list[float]) -> Any:
     started = time.perf_counter()
     out = await fn()
@@ -191,6 +196,10 @@ async def run_benchmark(
             out["recall_in_process"] = _stats(t_in)
             out["recall_http"] = _stats(t_http)
             out["search_mcp"] = _stats(t_mcp)
+            # the same question's timings, back to back: what one request added, question by question
+            # (less swayed by how long each question takes than a difference of two percentiles)
+            out["http_added_paired"] = _paired(t_in, t_http)
+            out["mcp_added_paired"] = _paired(t_in, t_mcp)
 
             progress(f"timing {saves} saves each way")
             facts = make_facts(3 * saves, 99)
@@ -279,6 +288,9 @@ def format_table(r: dict[str, Any]) -> str:
                  f"(target <= 3): {'met' if r['targets']['http_added_p95_ms']['met'] else 'NOT met'}")
     lines.append(f"added by MCP:  p50 {r['mcp_added_p50_ms']:+.2f} ms, p95 {r['mcp_added_p95_ms']:+.2f} ms "
                  f"(target <= 8): {'met' if r['targets']['mcp_added_p95_ms']['met'] else 'NOT met'}")
+    lines.append(f"added, question by question (paired): HTTP p50 {r['http_added_paired']['p50_ms']:+.2f} / "
+                 f"p95 {r['http_added_paired']['p95_ms']:+.2f} ms, MCP p50 {r['mcp_added_paired']['p50_ms']:+.2f} / "
+                 f"p95 {r['mcp_added_paired']['p95_ms']:+.2f} ms")
     lines.append(f"added to a save: HTTP p95 {r['save_added_p95_ms']:+.2f} ms, MCP p95 {r['save_mcp_added_p95_ms']:+.2f} ms")
     return "\n".join(lines)
 
