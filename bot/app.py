@@ -258,14 +258,14 @@ def wire(app: App) -> None:
     router.command("unlink", forgetting_tokens(app, linking.on_unlink))
 
     # buttons
-    router.press("conflict", presses.on_conflict)
-    router.press("undo", presses.on_undo)
-    router.press("page", presses.on_page)
-    router.press("ask_again", presses.on_ask_again)
     async def forget_owner(owner_id: int) -> None:  # what else /forget_me lets go of, beside the memory
         await app.reminders.forget_owner(owner_id)
         app.access.forget(owner_id)
 
+    router.press("conflict", presses.on_conflict)
+    router.press("undo", presses.on_undo)
+    router.press("page", presses.on_page)
+    router.press("ask_again", presses.on_ask_again)
     router.press("forget_me", presses.ForgetMePress(forget_owner).on_press)
     router.press(REMINDER_ACTION, reminders.on_press)
     router.press(RECHECK_ACTION, app.rechecker.on_press)
