@@ -20,6 +20,7 @@ BENCHES = {
     "load": "bench.load",
     "tidy": "bench.tidy",
     "import": "bench.importing",
+    "api": "bench.api",
 }
 
 

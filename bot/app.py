@@ -19,8 +19,10 @@ from typing import Any
 
 from bot.config import Settings, describe_database
 from bot.core import commands as c
+from bot.core.access import AccessTokens
 from bot.core.core import Core
 from bot.features import linking, memory_commands as mem, memory_presses as presses
+from bot.features.access import TokenCommands
 from bot.features.chat.fallback import MemoryAnswers
 from bot.features.chat.turn import Conversation
 from bot.features.chat.why import WhyStore
@@ -30,7 +32,7 @@ from bot.features.judge import AiJudge
 from bot.features.recheck import PRESS_ACTION as RECHECK_ACTION
 from bot.features.recheck import Rechecker
 from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
-from bot.features.reminders import ReminderCommands, ReminderService, delivery_buttons
+from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, delivery_buttons
 from bot.features.tidy import Curator, purge_deleted
 from bot.llm.client import LLM
 from bot.memory import MemoryService
@@ -108,9 +110,13 @@ class App:
     why: WhyStore
     chat_log: ChatLog
     warmup: SemanticWarmup
+    access: AccessTokens
     llm: LLM | None = None
     conversation: Conversation | None = None  # the chat turn with the model; None without one
     clock: Callable[[], datetime] = utcnow
+    # "chat": everything; "web" (`python -m bot web`, `python -m bot mcp`): the memory's upkeep
+    # (purge, tidy) but no reminder delivery and no jobs that talk to people in a chat
+    role: str = "chat"
     _started: bool = field(default=False, repr=False)
 
     async def start_background(self, *, freeze_heap: bool = False) -> None:
@@ -191,11 +197,14 @@ def build_app(
     with_model: bool = True,
     llm: LLM | None = None,
     clock: Callable[[], datetime] = utcnow,
+    role: str = "chat",
     **delivery_options: Any,
 ) -> App:
     """Open storage and build every part. Slow parts (the embedding model) load in the
-    background. `db`, `embedder`, `llm`, `clock` and `delivery_options` (see ReminderDelivery)
-    are for tests and benchmarks."""
+    background. `role` is "chat" or "web" (see App.role). `db`, `embedder`, `llm`, `clock` and
+    `delivery_options` (see ReminderDelivery) are for tests and benchmarks."""
+    if role not in ("chat", "web"):
+        raise ValueError(f"unknown role {role!r}")
     db = db or Database(settings.database_url)
     if embedder is _UNSET:
         embedder = build_embedder(settings, start=False)
@@ -212,8 +221,12 @@ def build_app(
         view = await reminders.get(owner_id, reminder_id)
         return await delivery_buttons(buttons, owner_id, reminder_id, view.text if view is not None else "")
 
-    delivery = ReminderDelivery(timers, db, core.outbox, settings, reminder_buttons, clock=clock, **delivery_options)
-    reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery, clock=clock)
+    delivers = role == "chat"  # a web-only process leaves delivery to the chat process and its sweep
+    delivery = ReminderDelivery(
+        timers if delivers else Timers(clock=clock, name="reminder timers (not started here)"), db, core.outbox,
+        settings, reminder_buttons, clock=clock, **delivery_options,
+    )
+    reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery if delivers else NoTimers(), clock=clock)
     chat_log = ChatLog(db, settings.history_token_budget)
     why = WhyStore(db)
     judge = AiJudge(llm, settings)
@@ -239,12 +252,26 @@ def build_app(
         why=why,
         chat_log=chat_log,
         warmup=SemanticWarmup(semantic),
+        access=AccessTokens(db, settings),
         llm=llm,
         conversation=conversation,
         clock=clock,
+        role=role,
     )
     wire(app)
     return app
+
+
+def forgetting_tokens(app: App, handler: Any) -> Any:
+    """/link and /unlink move an identity to another owner: API tokens are checked afresh after."""
+
+    async def wrapped(core: Core, turn: Any, intent: Any, msg: Any) -> Any:
+        try:
+            return await handler(core, turn, intent, msg)
+        finally:
+            app.access.forget()
+
+    return wrapped
 
 
 def wire(app: App) -> None:
@@ -265,7 +292,8 @@ def wire(app: App) -> None:
     router.intent(c.Timezone, mem.on_timezone)
     router.intent(c.SettingsCmd, mem.on_settings)
     router.intent(c.Remind, reminders.on_remind)
-    router.intent(c.Link, linking.on_link)
+    router.intent(c.Link, forgetting_tokens(app, linking.on_link))
+    router.intent(c.TokenCmd, TokenCommands(app.access, settings).on_token)
     router.intent(c.Malformed, mem.on_malformed)
     router.intent(c.Unknown, mem.on_unknown)
 
@@ -279,15 +307,19 @@ def wire(app: App) -> None:
     router.command("why", app.why.on_why)
     router.command("reminders", reminders.on_list)
     router.command("tidy", app.curator.on_tidy)
-    router.command("unlink", linking.on_unlink)
+    router.command("unlink", forgetting_tokens(app, linking.on_unlink))
 
     # buttons
+    async def forget_owner(owner_id: int) -> None:  # what else /forget_me lets go of, beside the memory
+        await app.reminders.forget_owner(owner_id)
+        app.access.forget(owner_id)
+
     router.press("conflict", presses.on_conflict)
     router.press("undo", presses.UndoPress(app.reminders.after_undo).on_press)
     router.press("page", presses.on_page)
     router.press("ask_again", presses.on_ask_again)
     router.press("still_current", presses.on_still_current)
-    forget_me = presses.ForgetMePress(app.reminders.forget_owner)
+    forget_me = presses.ForgetMePress(forget_owner)
     router.press("forget_me", forget_me.on_press)
     router.expired("forget_me", forget_me.on_expired)  # an old confirmation asks again
     router.press(REMINDER_ACTION, reminders.on_press)
@@ -301,6 +333,8 @@ def wire(app: App) -> None:
     timers.add_interval_job("purge", purge_every, lambda: purge_deleted(db, memory, clock))
     timers.add_interval_job("curator", settings.curator_interval_minutes * 60, app.curator.tidy_all)
     timers.add_interval_job("curator_by_count", CURATOR_COUNT_CHECK_SECONDS, app.curator.tidy_busy_owners)
+    if app.role != "chat":
+        return  # the rest talks to people in a chat
     timers.add_interval_job("recheck", RECHECK_SECONDS, app.rechecker.run)
     if app.llm is not None:
         llm = app.llm

@@ -8,6 +8,7 @@ Tokens and keys are opaque strings: only emptiness is checked, never their shape
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -19,6 +20,9 @@ APP_NAME = "memory-assistant"
 # where the database lived before it moved to the user's data directory: relative to the
 # working directory, so starting the chat elsewhere opened an empty memory
 LEGACY_DATABASE = Path("data") / "bot.db"
+
+
+DEFAULT_WEB_PORT = 8080  # `python -m bot web` without WEB_PORT
 
 
 class ConfigError(Exception):
@@ -40,15 +44,20 @@ class Settings(BaseSettings):
     telegram_bot_token: str = ""
     telegram_api_base_url: str = "https://api.telegram.org/bot"
     telegram_api_file_url: str = ""  # derived from the base URL when empty
-    telegram_webhook_url: str = ""  # empty = long polling
-    telegram_webhook_listen: str = "0.0.0.0"
-    telegram_webhook_port: int = Field(8443, ge=1, le=65535)
+    telegram_webhook_url: str = ""  # empty = long polling; set = served by the web server
     telegram_webhook_secret: str = ""
     telegram_max_import_bytes: int = Field(5_000_000, ge=1)
     discord_bot_token: str = ""
     discord_message_content: bool = False
     discord_max_import_bytes: int = Field(5_000_000, ge=1)
     console_user: str = "local"
+
+    # --- the web server (HTTP API, MCP, Telegram's webhook) ------------------------------------
+    web_host: str = "127.0.0.1"
+    web_port: int | None = Field(None, ge=0, le=65535)  # None: `run` starts no web server; `web` uses 8080
+    web_public_url: str = ""  # how people and programs reach it (behind a TLS proxy), for links
+    api_rate_limit_per_minute: int = Field(120, ge=0)  # requests per token; 0 = off
+    web_max_import_bytes: int = Field(5_000_000, ge=1)
 
     # --- model -----------------------------------------------------------------------------
     anthropic_api_key: str = ""
@@ -106,6 +115,19 @@ class Settings(BaseSettings):
         return value
 
     _database_note: str = PrivateAttr(default="")
+
+    @field_validator("web_port", mode="before")
+    @classmethod
+    def _port(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("web_public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value and not (value.startswith("http://") or value.startswith("https://")):
+            raise ValueError("must start with https:// (or http://), e.g. https://memory.example.com")
+        return value
 
     @field_validator("database_url")
     @classmethod
@@ -197,8 +219,29 @@ def describe_database(url: str) -> str:
     return f"PostgreSQL database {parsed.database or '(default)'} on {where}"
 
 
+# settings that no longer apply -> what replaced them. Start-up stops rather than ignore them:
+# a deployment that still sets one would otherwise listen where nobody looks.
+RETIRED = {
+    "TELEGRAM_WEBHOOK_LISTEN": "Telegram's webhook is served by the web server now; set WEB_HOST instead",
+    "TELEGRAM_WEBHOOK_PORT": "Telegram's webhook is served by the web server now; set WEB_PORT instead",
+}
+
+
+def _retired_in_use(overrides: dict[str, object]) -> str | None:
+    names = {k.upper() for k in os.environ} | {k.upper() for k in overrides if not k.startswith("_")}
+    env_file = overrides["_env_file"] if "_env_file" in overrides else Settings.model_config.get("env_file")
+    if isinstance(env_file, (str, Path)) and Path(env_file).is_file():
+        from dotenv import dotenv_values
+
+        names |= {k.upper() for k in dotenv_values(env_file)}
+    return next((name for name in RETIRED if name in names), None)
+
+
 def load_settings(**overrides: object) -> Settings:
     """Build the settings; raise ConfigError with one line naming the first bad setting."""
+    retired = _retired_in_use(overrides)
+    if retired is not None:
+        raise ConfigError(f"Setting {retired} no longer applies: {RETIRED[retired]} (and remove {retired}).")
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:

@@ -105,8 +105,18 @@ class Link:
     code: str | None
 
 
+@dataclass(frozen=True)
+class TokenCmd:
+    """/token new [name], /token list, /token revoke N: keys for programs (the HTTP API, MCP)."""
+
+    verb: str  # new | list | revoke
+    name: str = ""
+    number: int | None = None
+
+
 Intent = Union[
-    Chat, Save, BareNumber, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link
+    Chat, Save, BareNumber, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link,
+    TokenCmd,
 ]
 
 # --- grammar ---------------------------------------------------------------------------------
@@ -120,7 +130,8 @@ _COMMAND = re.compile(r"^/([A-Za-z_][A-Za-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+(.*))
 SIMPLE = {"undo", "export", "import", "help", "why", "reminders", "tidy", "forget_me", "unlink", "start"}
 BY_NUMBER = {"forget": "forget", "delete": "forget", "history": "history", "past": "past", "restore": "restore"}
 REWRITE = {"edit", "update"}
-ALIASES = {"memory": "memories", "list": "memories", "forgetme": "forget_me", "tz": "timezone", "find": "search"}
+ALIASES = {"memory": "memories", "list": "memories", "forgetme": "forget_me", "tz": "timezone", "find": "search",
+           "tokens": "token"}
 
 USAGE = {
     "memories": "/memories [all|current|historical|review|archived]",
@@ -135,6 +146,7 @@ USAGE = {
     "timezone": "/timezone <zone>, e.g. /timezone Europe/Paris",
     "settings": "/settings [review|judge|notices|recheck] [on|off]",
     "link": "/link, or /link <code> with the code shown on your other account",
+    "token": "/token new [name], /token list, /token revoke <number>",
 }
 
 SETTING_NAMES = {
@@ -224,7 +236,24 @@ def _parse_command(text: str) -> Intent:
         if code is not None and not re.fullmatch(r"[A-Za-z0-9-]{4,16}", code):
             return Malformed(f"That doesn't look like a link code. Use {USAGE['link']}.")
         return Link(code)
+    if name == "token":
+        return _token(args)
     return Unknown(name)
+
+
+def _token(args: str) -> Intent:
+    verb, _, rest = args.partition(" ")
+    verb, rest = verb.lower(), rest.strip()
+    if verb in ("", "list", "ls"):
+        return TokenCmd("list")
+    if verb in ("new", "create", "add"):
+        return TokenCmd("new", name=rest)
+    if verb in ("revoke", "delete", "remove"):
+        number = _number(rest)
+        if number is None:
+            return Malformed("Which token? Use /token revoke <number from /token list>.")
+        return TokenCmd("revoke", number=number)
+    return Malformed(f"I don't know /token {verb[:20]}. Use {USAGE['token']}.")
 
 
 def _number(text: str) -> int | None:

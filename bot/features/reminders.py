@@ -40,6 +40,7 @@ from bot.storage.reminders import (
     ReminderView,
     cancel_as_action,
     cancel_owner,
+    find_uid,
     get,
     pending,
     same_pending,
@@ -207,6 +208,10 @@ class ReminderService:
 
     async def get(self, owner_id: int, reminder_id: int) -> ReminderView | None:
         return await self._tx(get, owner_id, reminder_id)
+
+    async def by_uid(self, owner_id: int, uid: str) -> ReminderView | None:
+        """For programs (the HTTP API, MCP), which know reminders by their stable uid."""
+        return await self._tx(find_uid, owner_id, uid)
 
     # --- changing --------------------------------------------------------------------------
     async def cancel(self, owner_id: int, reminder_id: int) -> tuple[bool, str]:

@@ -23,7 +23,7 @@ import numpy as np
 from sqlmodel import Session, select
 
 from bot.config import Settings
-from bot.memory import listing, owners
+from bot.memory import listing, owners, public
 from bot.memory.writing import changes
 from bot.memory.writing import purge
 from bot.memory.recall import pipeline as recall
@@ -36,7 +36,7 @@ from bot.storage.db import ConcurrentUpdate, Database
 from bot.memory.listing import History, Which
 from bot.events import ChatRef
 from bot.when.zones import is_valid_timezone
-from bot.storage.models import Action, Memory, Source, utcnow
+from bot.storage.models import Action, Memory, SchemaInfo, Source, utcnow
 from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.recall.scoring import Weights
@@ -47,6 +47,7 @@ from bot.memory.store import MemoryView, get_memory
 from bot.memory.index.timeline import TimelineIndex
 from bot.memory.writing.transfer import ImportProblem, ImportReport
 from bot.memory.writing.undo import Undone
+from bot.memory.public import Listing, MemoryPage, PublicMemory
 
 log = logging.getLogger(__name__)
 
@@ -202,37 +203,50 @@ class MemoryService:
                 self.semantic.added(owner_id, mid, vectors[i])
         return ids
 
-    async def update_fact(self, owner_id: int, memory_id: int, text: str) -> tuple[MemoryView, MemoryView] | None:
+    async def update_fact(
+        self, owner_id: int, memory_id: int, text: str, *, expected_version: int | None = None, source: str = Source.COMMAND.value
+    ) -> tuple[MemoryView, MemoryView] | None:
         text = saving.clean_fact(text)
         vector = await self.semantic.embed_one(text)
         out = await self._tx(
-            saving.apply_update, owner_id, memory_id, text, source=Source.COMMAND.value, embedding=self.semantic.pack(vector),
-            retry_on_conflict=False,
+            _checked(saving.apply_update, expected_version), owner_id, memory_id, text, source=source,
+            embedding=self.semantic.pack(vector), retry_on_conflict=False,
         )
         if out is not None:
             self.semantic.added(owner_id, out[0].id, vector)
         return out
 
     # --- changing ----------------------------------------------------------------------------
-    async def edit(self, owner_id: int, memory_id: int, text: str) -> changes.Changed | None:
+    async def edit(
+        self, owner_id: int, memory_id: int, text: str, *, expected_version: int | None = None
+    ) -> changes.Changed | None:
         text = saving.clean_fact(text)
         vector = await self.semantic.embed_one(text)
-        out = await self._tx(changes.edit, owner_id, memory_id, text, self.semantic.pack(vector), retry_on_conflict=False)
+        out = await self._tx(
+            _checked(changes.edit, expected_version), owner_id, memory_id, text, self.semantic.pack(vector),
+            retry_on_conflict=False,
+        )
         if out is not None:
             self.semantic.added(owner_id, memory_id, vector)
         return out
 
-    async def mark_past(self, owner_id: int, memory_id: int) -> changes.Changed | None:
-        return await self._tx(changes.mark_past, owner_id, memory_id)
+    async def mark_past(
+        self, owner_id: int, memory_id: int, *, expected_version: int | None = None
+    ) -> changes.Changed | None:
+        return await self._tx(_checked(changes.mark_past, expected_version), owner_id, memory_id)
 
-    async def restore(self, owner_id: int, memory_id: int) -> changes.Changed | None:
-        out = await self._tx(changes.restore, owner_id, memory_id)
+    async def restore(
+        self, owner_id: int, memory_id: int, *, expected_version: int | None = None
+    ) -> changes.Changed | None:
+        out = await self._tx(_checked(changes.restore, expected_version), owner_id, memory_id)
         if out is not None:
             self.forget_cached(owner_id)
         return out
 
-    async def delete(self, owner_id: int, memory_id: int, *, actor: str = "person") -> changes.Changed | None:
-        out = await self._tx(changes.delete_memory, owner_id, memory_id, actor=actor)
+    async def delete(
+        self, owner_id: int, memory_id: int, *, actor: str = "person", expected_version: int | None = None
+    ) -> changes.Changed | None:
+        out = await self._tx(_checked(changes.delete_memory, expected_version), owner_id, memory_id, actor=actor)
         if out is not None:
             self.semantic.removed(owner_id, memory_id)
             self.timeline.forget(owner_id)
@@ -304,18 +318,21 @@ class MemoryService:
         *,
         record_use: bool = True,
         query_vector: np.ndarray | None = None,
+        max_memories: int | None = None,
     ) -> Recalled:
         """The memory context for a chat turn (labelled blocks within the budgets), by the steps
         in bot/memory/recall/pipeline.py. Memories actually injected get uses += 1 when `record_use`
         (real chat turns only; benchmarks and /why read without writing). `query_vector` lets a
-        caller that already embedded the question (see query_vector()) skip that step."""
+        caller that already embedded the question (see query_vector()) skip that step;
+        `max_memories` narrows RECALL_MAX_MEMORIES for one call (a program asking for fewer)."""
         st = self.settings
+        most = max(1, min(max_memories, 50)) if max_memories else st.recall_max_memories
         kw: recall.KeywordStage | None = None
         vector_hits = None
         mode = "keyword"
         if self.semantic.ready and await self.semantic.ensure_loaded(owner_id):
             if query_vector is None:  # the question's vector depends on the person's common words
-                kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect, st.recall_max_memories)
+                kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect, most)
                 query_vector = await self.semantic.embed_one(search.vector_query_text(query, kw.counts, kw.total))
             if query_vector is not None:
                 vector_hits = functools.partial(
@@ -324,7 +341,7 @@ class MemoryService:
                 mode = "hybrid"
         # everything else in one transaction: keyword stage (if not done), vectors, details
         kw, vector, detail = await self._tx(
-            recall.gather_stage, owner_id, query, self.db.dialect, st.recall_max_memories, kw, vector_hits, self.newest,
+            recall.gather_stage, owner_id, query, self.db.dialect, most, kw, vector_hits, self.newest,
             self.timeline,
         )
         ranked = recall.rank(
@@ -334,7 +351,7 @@ class MemoryService:
             query,
             ranked,
             detail,
-            max_memories=st.recall_max_memories,
+            max_memories=most,
             max_tokens=st.recall_max_tokens,
             model_context_tokens=st.model_context_tokens,
             mode=mode,
@@ -434,6 +451,33 @@ class MemoryService:
         self.forget_cached(owner_id)
         return report
 
+    # --- for programs: stable uids, pages (docs/ARCHITECTURE.md section 10) -------------------
+    async def find(self, owner_id: int, uid: str, *, include_deleted: bool = False) -> int | None:
+        """This owner's memory with this uid (deleted ones waiting for the purge only when asked);
+        None for anyone else's uid, a purged one, or a string that cannot be a uid."""
+        if not public.well_formed(uid):
+            return None
+        return await self._tx(public.id_for, owner_id, uid, include_deleted=include_deleted)
+
+    async def as_public(self, owner_id: int, ids: list[int]) -> list[PublicMemory]:
+        """These memories as programs see them (links by uid), in the order given."""
+        return await self._tx(public.views, owner_id, ids)
+
+    async def page(
+        self, owner_id: int, listing: Listing, query: str = "", limit: int = 50, cursor: str | None = None
+    ) -> MemoryPage:
+        """One page of a list (newest first) or of a keyword search (best first); raises
+        public.BadCursor for a cursor this code did not give out."""
+        return await self._tx(public.page, owner_id, listing, query, limit, cursor, self.db.dialect)
+
+    async def question_of(self, owner_id: int, memory_id: int) -> int | None:
+        """The question the save of this memory asked, if it asked one."""
+        return await self._tx(public.question_of, owner_id, memory_id)
+
+    async def healthy(self) -> None:
+        """Read the schema stamp; raises StorageError when storage cannot be read."""
+        await self._tx(lambda s: s.exec(select(SchemaInfo.version)).first())
+
     # --- plumbing ----------------------------------------------------------------------------
     async def _tx(self, fn: Callable[..., Any], *args: Any, retry_on_conflict: bool = True, **kwargs: Any) -> Any:
         """Run `fn(session, *args)` in one transaction off the event loop.
@@ -459,3 +503,17 @@ class MemoryService:
                 log.info("concurrent change; retrying %s (attempt %d)", getattr(fn, "__name__", "work"), attempt + 1)
                 await asyncio.sleep(random.uniform(0.002, 0.02) * attempt)  # de-synchronise the racers
 
+
+def _checked(fn: Callable[..., Any], expected_version: int | None) -> Callable[..., Any]:
+    """`fn(session, owner_id, memory_id, ...)`, refused with public.ChangedSince when the memory is
+    no longer at the version the caller read (a program that read it, then someone changed it in
+    the chat): the row-version check across both doors."""
+    if expected_version is None:
+        return fn
+
+    def work(s: Session, owner_id: int, memory_id: int, *args: Any, **kwargs: Any) -> Any:
+        public.check_version(s, owner_id, memory_id, expected_version)
+        return fn(s, owner_id, memory_id, *args, **kwargs)
+
+    work.__name__ = getattr(fn, "__name__", "work")
+    return work

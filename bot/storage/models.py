@@ -46,6 +46,8 @@ class Source(StrEnum):
     IMPORT = "import"
     CURATOR = "curator"
     LINK = "link"
+    API = "api"  # the HTTP API
+    MCP = "mcp"  # an MCP client (Claude Desktop, Claude Code ...)
 
 
 class EventKind(StrEnum):
@@ -336,6 +338,22 @@ class LinkCode(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
     used_at: datetime | None = None
+
+
+class ApiToken(SQLModel, table=True):
+    """A person's key for programs (the HTTP API and MCP). Only a hash of the secret is kept; the
+    secret itself is shown once. Bound to an identity, not an owner, so that a /link (which moves
+    the identity to the shared owner) lets the token see the shared memory, and /unlink takes
+    it home again."""
+
+    __tablename__ = "api_token"
+    id: int | None = Field(default=None, primary_key=True)
+    identity_id: int = Field(foreign_key="identity.id", index=True)
+    token_hash: str = Field(max_length=64, sa_column_kwargs={"unique": True})
+    name: str = Field(default="", max_length=100)
+    created_at: datetime = Field(default_factory=utcnow)
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
 
 
 class Lock(SQLModel, table=True):

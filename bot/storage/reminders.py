@@ -47,6 +47,7 @@ class ReminderView:
     claimed_by: str | None
     delivered_at: datetime | None
     last_error: str | None
+    uid: str = ""  # the stable id programs use (the HTTP API, MCP), as in backups
 
     @classmethod
     def of(cls, r: Reminder) -> "ReminderView":
@@ -69,6 +70,7 @@ class ReminderView:
             claimed_by=r.claimed_by,
             delivered_at=r.delivered_at,
             last_error=r.last_error,
+            uid=r.uid,
         )
 
     @property
@@ -158,6 +160,12 @@ def get(s: Session, owner_id: int, reminder_id: int) -> ReminderView | None:
     if r is None or r.owner_id != owner_id:
         return None
     return ReminderView.of(r)
+
+
+def find_uid(s: Session, owner_id: int, uid: str) -> ReminderView | None:
+    """This owner's reminder with this uid (any state)."""
+    r = s.exec(select(Reminder).where(Reminder.owner_id == owner_id, Reminder.uid == uid)).first()
+    return ReminderView.of(r) if r is not None else None
 
 
 def pending(s: Session, owner_id: int) -> list[ReminderView]:

@@ -61,6 +61,12 @@ CASES = [
     ("/link", c.Link(None)),
     ("/link AB12-CD34", c.Link("AB12-CD34")),
     ("/unlink", c.Simple("unlink")),
+    ("/token", c.TokenCmd("list")),
+    ("/token list", c.TokenCmd("list")),
+    ("/tokens", c.TokenCmd("list")),
+    ("/token new", c.TokenCmd("new", name="")),
+    ("/token new my laptop", c.TokenCmd("new", name="my laptop")),
+    ("/token revoke 2", c.TokenCmd("revoke", number=2)),
     ("hello there", c.Chat("hello there")),
     ("/frobnicate", c.Unknown("frobnicate")),
     ("/", c.Unknown("/")),
@@ -90,6 +96,9 @@ MALFORMED = [
     "/settings judge maybe",
     "/settings colour on",
     "/link ../../etc/passwd",
+    "/token revoke",
+    "/token revoke two",
+    "/token frobnicate",
 ]
 
 
