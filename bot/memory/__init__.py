@@ -13,7 +13,7 @@ their siblings directly (never through this file), so the rooms below stay free 
 
 from bot.memory.listing import History, HistoryEntry, Which
 from bot.memory.owners import OwnerPrefs
-from bot.memory.recall.pipeline import Recalled
+from bot.memory.recall.pipeline import Recalled, RecalledMemory
 from bot.memory.service import JudgeFn, MemoryService
 from bot.memory.store import MemoryView
 from bot.memory.writing.changes import Changed
@@ -39,6 +39,7 @@ __all__ = [
     "MemoryView",
     "OwnerPrefs",
     "Recalled",
+    "RecalledMemory",
     "RememberResult",
     "Settled",
     "StorageError",
