@@ -31,7 +31,7 @@ MAX_FACT_CHARS = 200
 # The cheap gate
 
 _FILLER = re.compile(
-    r"^(?:(?:oh|ok|okay|so|well|hey|hi|hello|btw|by the way|fyi|also|and|but|actually|"
+    r"^(?:(?:oh|ok|okay|so|well|hey|hi|hello|hm+|um+|uh+|erm|btw|by the way|fyi|also|and|but|actually|"
     r"please|pls|just so you know|for the record|note that|remember that)[\s,:!-]+)+",
     re.I,
 )

@@ -5,9 +5,10 @@ Why these rules:
 - The answer without a model is rendered from the same recall as the model's context (the
   candidates, scoring, blocks and past-question rule of bot/memory/recall), so the two can never
   disagree about what is current. But a model reads its context and picks; a person reads every
-  line. So only memories with evidence of matching are shown: a shared searchable word, or a
-  cosine to the question of at least MIN_COSINE, or being the current value that replaced such
-  a memory; and only those near the best (relevance >= MIN_RELEVANCE). Recall also fills the
+  line. So only memories with evidence of matching are shown: a shared searchable word, a
+  cosine to the question of at least MIN_COSINE (or the one memory clearly closest to it), or
+  belonging to the topic of such a memory (a value it replaced or that replaced it); and only
+  those near the best (relevance >= MIN_RELEVANCE). Recall also fills the
   context of a person with few memories with all of them, and lends neighbours a share of a
   match's score; neither is evidence for a person.
 - Current facts first. A historical fact appears only where recall let it in (the question is
@@ -23,25 +24,43 @@ from collections.abc import Sequence
 from bot.core import render
 from bot.memory import RecalledMemory
 
-# MiniLM (the default embedding model): questions and the facts that answer them ("do I have
-# pets?" / "I have a dog called Rex") measure 0.35-0.6; unrelated facts of the same person
-# 0.0-0.25 (tests/features/chat/test_answer_lines.py keeps examples of both).
-MIN_COSINE = 0.33
-MIN_RELEVANCE = 0.3
+# Calibrated on MiniLM (the default embedding model) with everyday questions against one
+# person's facts (tests/features/chat/test_answer_lines.py keeps the figures): a fact that answers
+# the question measures 0.42-0.68 ("what do I drive?" / "I drive a Tesla" 0.63, "do I have pets?"
+# / "I have a cat called Pixel" 0.47), unrelated facts 0.10-0.35, with a few answers as low as
+# 0.32 ("who am I dating?" / "My partner is called Sam") that stand clear of the rest.
+MIN_COSINE = 0.40
+MIN_COSINE_CLEAR = 0.30  # the closest memory counts from here when it leads the next one by ...
+CLEAR_LEAD = 0.07  # ... this much
+MIN_RELEVANCE = 0.5  # of the best candidate's
 MAX_LINES = 6
 
 BEFORE = " (before)"
 OUTDATED = " (possibly outdated)"
 
 
-def matches(item: RecalledMemory) -> bool:
-    """Evidence that a memory answers the question, not just that recall ranked it."""
-    return item.keyword > 0.0 or (item.cosine is not None and item.cosine >= MIN_COSINE)
+def matches(item: RecalledMemory, clear_winner: int | None = None) -> bool:
+    """Evidence that a memory answers the question, not just that recall ranked it: a shared
+    searchable word, a high cosine, or being the one memory clearly closest to the question."""
+    if item.keyword > 0.0:
+        return True
+    if item.cosine is None:
+        return False
+    return item.cosine >= MIN_COSINE or item.id == clear_winner
+
+
+def _clear_winner(items: Sequence[RecalledMemory]) -> int | None:
+    by_cosine = sorted((i for i in items if i.cosine is not None), key=lambda i: -(i.cosine or 0.0))
+    if not by_cosine or (by_cosine[0].cosine or 0.0) < MIN_COSINE_CLEAR:
+        return None
+    runner_up = by_cosine[1].cosine or 0.0 if len(by_cosine) > 1 else 0.0
+    return by_cosine[0].id if (by_cosine[0].cosine or 0.0) - runner_up >= CLEAR_LEAD else None
 
 
 def shown(items: Sequence[RecalledMemory]) -> list[RecalledMemory]:
     """The recalled memories an answer shows, in recall's order (best first)."""
-    return [i for i in items if matches(i) and i.relevance >= MIN_RELEVANCE][:MAX_LINES]
+    winner = _clear_winner(items)
+    return [i for i in items if matches(i, winner) and i.relevance >= MIN_RELEVANCE][:MAX_LINES]
 
 
 def line(item: RecalledMemory) -> str:
