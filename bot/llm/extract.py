@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 
 from pydantic import BaseModel, Field
 
@@ -183,8 +184,9 @@ def stated_facts(text: str, limit: int = MAX_STATED) -> list[str]:
 
 def asks(text: str) -> bool:
     """Whether a message asks something or asks for something ("where do I live?", "tell me
-    about my dog", "do I have pets"): what an answer from memory is for."""
-    for sentence in _clauses(text.strip()):
+    about my dog", "do I have pets"): what an answer from memory is for. A question mark of
+    any width counts ("我住在哪里？")."""
+    for sentence in _clauses(unicodedata.normalize("NFKC", text).strip()):
         if sentence.endswith("?"):
             return True
         sentence = _FILLER.sub("", sentence).strip()

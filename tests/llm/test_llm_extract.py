@@ -281,6 +281,8 @@ def test_stated_facts(text: str, facts: list[str]) -> None:
         ("do I have pets", True),
         ("tell me about my dog", True),
         ("hmm, what's my sister's name", True),
+        ("我住在哪里？", True),
+        ("Wo wohne ich?", True),
         ("I live in Leeds", False),
         ("hello", False),
         ("", False),
