@@ -116,6 +116,7 @@ class Memory(SQLModel, table=True):
         UniqueConstraint("owner_id", "uid", name="uq_memory_owner_uid"),
         Index("ix_memory_owner_status", "owner_id", "status"),
         Index("ix_memory_owner_slot", "owner_id", "slot"),
+        Index("ix_memory_owner_replaced_by", "owner_id", "replaced_by"),  # a topic's past values (recall)
     )
     id: int | None = Field(default=None, primary_key=True)
     uid: str = Field(default_factory=new_uid, max_length=32)

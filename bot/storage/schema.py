@@ -74,7 +74,8 @@ log = logging.getLogger(__name__)
 Migration = Callable[[Connection, str], None]
 
 def _search_text(conn: Connection, dialect: str) -> None:
-    """1 -> 2: the keyword index finds words in Chinese, Japanese and Korean text and emoji.
+    """1 -> 2: the keyword index finds words in Chinese, Japanese and Korean text and emoji; an
+    index on (owner_id, replaced_by) for recall's topic chains.
 
     Adds memory.search_text, fills it for the memories that need it, and points the index at
     coalesce(search_text, text): SQLite drops its two writing triggers (prepare() creates them
@@ -96,6 +97,8 @@ def _search_text(conn: Connection, dialect: str) -> None:
             conn.execute(text("UPDATE memory_fts SET text = :s WHERE rowid = :i"), changed)
     if dialect != "sqlite":
         conn.execute(text("DROP INDEX IF EXISTS ix_memory_tsv"))
+    # recall reads the past values of a topic (the memories a current one replaced)
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_memory_owner_replaced_by ON memory (owner_id, replaced_by)"))
 
 
 # version n -> the step that upgrades a database from version n to n + 1; each step comes with

@@ -341,6 +341,7 @@ def as_version_1(db: Database) -> None:
         else:
             conn.execute(text("DROP INDEX ix_memory_search_tsv"))
             conn.execute(text(V1_POSTGRES_INDEX))
+        conn.execute(text("DROP INDEX ix_memory_owner_replaced_by"))
         conn.execute(text("ALTER TABLE memory DROP COLUMN search_text"))
         conn.execute(text("UPDATE schema_info SET version = 1"))
 
@@ -368,6 +369,8 @@ async def test_version_1_is_upgraded_so_cjk_and_emoji_are_found_and_nothing_is_l
     upgraded = opener()  # what the bot does at start
     assert version_of(upgraded) == SCHEMA_VERSION
     assert "search_text" in columns(upgraded, "memory")
+    with upgraded.engine.connect() as conn:
+        assert "ix_memory_owner_replaced_by" in {i["name"] for i in inspect(conn).get_indexes("memory")}
     assert dump_without(upgraded, "search_text") == before  # every row, every other column
     memory = MemoryService(upgraded, make_settings(database_url=upgraded.url))
 

@@ -51,12 +51,14 @@ class Talk:
         self.seen.extend(outs)
         return outs
 
-    async def change(self, old: str, new: str) -> str:
-        """Save `old`, then `new`, and settle that `new` replaces `old` as a person would: "Mark
-        older as past" when the bot asks, else /update of the old fact's number (the manual
-        way). Returns how it was settled ("asked" or "updated")."""
+    async def change(self, old: str, new: str, between: tuple[str, ...] = ()) -> str:
+        """Save `old`, then the facts `between`, then `new`, and settle that `new` replaces `old`
+        as a person would: "Mark older as past" when the bot asks, else /update of the old
+        fact's number (the manual way). Returns how it was settled ("asked" or "updated")."""
         saved = await self.say(f"remember: {old}")
         assert saved.text.startswith("Saved:"), saved.text
+        for fact in between:
+            await self.say(f"remember: {fact}")
         reply = await self.say(f"remember: {new}")
         if any(b.label.startswith("Mark older as past") for b in reply.all_buttons):
             done = await self.press(reply, "Mark older as past")

@@ -42,6 +42,7 @@ __all__ = [
     "timeline_around",
     "timeline_rows",
     "memory_rows",
+    "predecessor_rows",
     "vector_query_text",
     "fts_match",
     "fts_query",
@@ -510,6 +511,26 @@ def memory_rows(conn: sa.Connection, owner_id: int, ids: list[int], columns: Seq
     if found is not None:
         return found
     stmt = sa.text(f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND id IN :ids ORDER BY id").bindparams(
+        sa.bindparam("ids", expanding=True)).columns(*columns)
+    return list(conn.execute(stmt, {"owner": int(owner_id), "ids": ids}))
+
+
+def predecessor_rows(conn: sa.Connection, owner_id: int, ids: list[int], columns: Sequence[sa.ColumnClause]) -> list[Any]:
+    """The rows (with `columns`) of the owner's memories that were replaced by one of `ids`
+    (replaced_by IN ids), neither deleted nor archived: an index range on (owner_id,
+    replaced_by) per id."""
+    ids = sorted({int(i) for i in ids})
+    if not ids:
+        return []
+    select_list = ", ".join(c.name for c in columns)
+    found = _sqlite_json_rows(
+        conn, ("predecessors", select_list),
+        lambda: f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND replaced_by IN (SELECT value FROM json_each(:ids)) ORDER BY id",
+        columns, {"owner": int(owner_id), "ids": json.dumps(ids)},
+    )
+    if found is not None:
+        return found
+    stmt = sa.text(f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND replaced_by IN :ids ORDER BY id").bindparams(
         sa.bindparam("ids", expanding=True)).columns(*columns)
     return list(conn.execute(stmt, {"owner": int(owner_id), "ids": ids}))
 

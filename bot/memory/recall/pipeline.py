@@ -236,10 +236,13 @@ def detail_stage(
     dialect: str,
     newest_cache: NewestCache | None = None,
     timeline: TimelineIndex | None = None,
+    past_question: bool = False,
 ) -> DetailStage:
     """Steps 3 and the facts of step 4, in one transaction: the neighbours of the candidates on the
-    person's timeline (from the in-process timeline when given, else read around them), and what
-    scoring and assembly need to know about the candidates and their neighbours."""
+    person's timeline (from the in-process timeline when given, else read around them), what
+    scoring and assembly need to know about the candidates and their neighbours, and the
+    candidates' topics (the live memory at the end of each historical one's replacement chain;
+    for a question about the past, also the older values the candidates replaced)."""
     conn = s.connection()
     params = scoring.FusionParams()
     known_max: int | None | object = ...  # unknown: the timeline reads it itself
@@ -264,7 +267,22 @@ def detail_stage(
     for mid in candidate_ids:
         wanted.update(other for other, _ in neighbours.get(mid, ()))
     rows = _recallable(search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS))
+    if past_question:
+        _read_predecessors(conn, owner_id, rows)
     return DetailStage(neighbours, rows, newest, _successors(conn, owner_id, rows))
+
+
+def _read_predecessors(conn: sa.Connection, owner_id: int, rows: dict[int, Row]) -> None:
+    """Read into `rows` the older memories that the rows replaced, back along their chains: a
+    question about the past wants every past value of a topic whose present value matched
+    ("where was I based before?" shares a word only with "I'm based in Lyon now")."""
+    frontier = sorted(rows)
+    for _ in range(MAX_SUCCESSOR_HOPS):
+        found = _recallable(search.predecessor_rows(conn, owner_id, frontier, _DETAIL_COLUMNS))
+        frontier = [mid for mid in found if mid not in rows]
+        rows.update({mid: found[mid] for mid in frontier})
+        if not frontier:
+            break
 
 
 def _recallable(raw: list[tuple[object, ...]]) -> dict[int, Row]:
@@ -322,7 +340,8 @@ def gather_stage(
         kw = keyword_stage(s, owner_id, query, dialect, few_limit, with_counts=False)
     vector = vector_hits(list(kw.keyword)) if vector_hits is not None else {}
     candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
-    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline)
+    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline,
+                                    past_question=is_past_question(query))
 
 
 def rank(
