@@ -38,7 +38,7 @@ HINT = (
     "Without the language model I can't chat, but I can remember things for you: "
     "write “remember: <fact>” to save one, or /help to see everything I can do."
 )
-SMALL_TALK_AGAIN = "(I can't chat without the language model; questions about what you told me I can answer.)"
+SMALL_TALK_AGAIN = "(Without the language model I can't chat, but I can answer questions about what you told me.)"
 
 # the AI judge for one person's saves, or None
 JudgeFor = Callable[[int], JudgeFn | None]
@@ -84,6 +84,11 @@ def offer_buttons(facts: Sequence[str]) -> list[list[ButtonSpec]]:
     row = [ButtonSpec(f"Save {n}", SAVE_ACTION, {"facts": [f], "whole": False}, alone=True)
            for n, f in enumerate(every, 1)]
     return [row, [ButtonSpec("Save all", SAVE_ACTION, {"facts": every, "whole": True}, alone=True)]]
+
+
+def same_words(text: str) -> str:
+    """A fact as compared for "already saved": case, spacing and end punctuation aside."""
+    return " ".join(text.casefold().split()).rstrip(".!…")
 
 
 def no_judge(owner_id: int) -> JudgeFn | None:
@@ -146,9 +151,27 @@ class MemoryAnswers:
         return reply(turn, body), memories, recalled.mode
 
     async def _offer(self, core: Core, turn: Turn, facts: list[str], reason: str, note: str) -> Outgoing:
-        buttons = await core.buttons.issue(turn.owner_id, offer_buttons(facts))
-        text = offer_text(facts) + ("" if reason == "no_key" else f"\n{note}")
-        return reply(turn, text, buttons=buttons)
+        """The Save offer for what is not saved already (word for word); "I already know that"
+        for what is."""
+        known, new = [], []
+        for fact in facts:
+            (known if await self._saved_already(core, turn.owner_id, fact) else new).append(fact)
+        lines = [f"I already know that: {render.quote(f, 1000)}" for f in known]
+        buttons: tuple = ()
+        if new:
+            lines.append(offer_text(new))
+            buttons = await core.buttons.issue(turn.owner_id, offer_buttons(new))
+        if reason != "no_key":
+            lines.append(note)
+        return reply(turn, "\n".join(lines), buttons=buttons)
+
+    @staticmethod
+    async def _saved_already(core: Core, owner_id: int, fact: str) -> bool:
+        """Whether a current memory says exactly this (case, spacing and end punctuation aside).
+        Near duplicates are left to the save itself, which refuses them with the same words."""
+        want = same_words(fact)
+        return any(m.status == "current" and same_words(m.text) == want
+                   for m in await core.memory.search(owner_id, fact, limit=5))
 
     async def _small_talk(self, turn: Turn, reason: str, note: str) -> str:
         """The hint once per conversation (while it is in this chat's open window), then a

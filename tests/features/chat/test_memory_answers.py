@@ -175,3 +175,13 @@ async def test_in_a_group_nothing_personal_is_offered_or_shown(core):
     for text in ("where do I live?", "I have a cat called Pixel", "hello"):
         out = await group.say(text)
         assert "Lisbon" not in out.text and out.all_buttons == []
+
+
+async def test_a_statement_already_saved_is_not_offered_again(core):
+    talk = Talk(core)
+    await talk.say("remember: I have a cat called Pixel")
+    out = await talk.say("I have a cat called Pixel.")
+    assert out.text == "I already know that: “I have a cat called Pixel”" and out.all_buttons == []
+    both = await talk.say("I have a cat called Pixel and I live in Leeds")
+    assert both.text.splitlines()[0] == "I already know that: “I have a cat called Pixel”"
+    assert "“I live in Leeds”" in both.text and labels(both) == ["Save"]
