@@ -10,10 +10,10 @@ The read side of memory for the model, in the steps the retrieval research settl
    keyword hit (so both sides score every candidate);
 3. the neighbours of every candidate in the owner's timeline (a memory saved next to a match,
    within the hour, shares a little of its score: a conversation's answer often sits one turn
-   away from the words that match), and the successor of every historical candidate (the live
-   memory at the end of its replaced_by chain: the present value of the same topic, which
-   inherits the old one's relevance, so "where do I live?" finds "I moved to Berlin" through
-   the word "live" of the London it replaced);
+   away from the words that match), and the topic of every candidate: the memories of its
+   replaced_by chain, which share the best score among them (scoring.successor_boost), so
+   "where do I live?" finds "I moved to Berlin" through the word "live" of the London it
+   replaced; a question about the past also reads the older values a candidate replaced;
 4. fusion and the five-factor score (scoring.rank_for_recall): relevance 50%, importance 15%,
    confidence 15%, recency 10% (from the owner's newest memory, gated by relevance),
    frequency 10%; identity facts win identity questions; memories saved around a date named in
