@@ -49,14 +49,17 @@ _GENERIC_NAME_WORDS = frozenset(
 )
 
 
+_UNSPACED = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _UNSPACED_RANGES) + "]")
+_MAYBE_EMOJI = re.compile("[\u2190-\U0010ffff]")  # pictographs and dingbats start at U+2190
+
+
 def unspaced_char(ch: str) -> bool:
     """Whether `ch` belongs to a script written without spaces between words."""
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _UNSPACED_RANGES)
+    return _UNSPACED.match(ch) is not None
 
 
 def has_unspaced(text: str) -> bool:
-    return any(unspaced_char(ch) for ch in text)
+    return _UNSPACED.search(text) is not None
 
 
 def split_unspaced(token: str) -> list[tuple[bool, str]]:
@@ -92,6 +95,8 @@ def emoji_words(text: str) -> list[str]:
     """The meaningful words of the names of the emoji in `text`, lower case, distinct:
     "I love pizza 🍕" -> ["slice", "pizza"]; a flag or a bare modifier gives nothing."""
     out: list[str] = []
+    if _MAYBE_EMOJI.search(text) is None:  # most text: nothing to look at
+        return out
     for ch in dict.fromkeys(c for c in text[:_MAX_SCAN] if _emoji(c)):
         for word in unicodedata.name(ch, "").lower().replace("-", " ").split():
             if len(word) > 1 and word.isalpha() and word not in _GENERIC_NAME_WORDS:

@@ -426,17 +426,23 @@ def assemble(
     items = []
     for i in ctx.memory_ids:
         row = detail.rows[i]
-        end = detail.successors.get(i, i)
-        members = topics.get(end, [i])
-        cosines = [vector[j] for j in members if j in vector]
+        if topics:
+            end = detail.successors.get(i, i)
+            members = topics.get(end, [i])
+            cosines = [vector[j] for j in members if j in vector]
+            best_keyword = max(keyword.get(j, 0.0) for j in members)
+            olds = tuple(sorted(j for j in members if j != i)) if end == i else ()
+        else:  # no settled changes among the candidates (the usual case)
+            cosines = [vector[i]] if i in vector else []
+            best_keyword, olds = keyword.get(i, 0.0), ()
         items.append(RecalledMemory(
             id=i, text=row.text, status=row.status,
             valid_from=row.valid_from, valid_until=row.valid_until,  # type: ignore[arg-type]
             replaced_by=detail.successors.get(i),
-            keyword=float(max(keyword.get(j, 0.0) for j in members)),
+            keyword=float(best_keyword),
             cosine=float(max(cosines)) if cosines else None,
             relevance=float(parts[i].relevance),
-            successor_of=tuple(sorted(j for j in members if j != i)) if end == i else (),
+            successor_of=olds,
         ))
     return Recalled(
         text=ctx.text,
