@@ -268,16 +268,18 @@ def detail_stage(
         wanted.update(other for other, _ in neighbours.get(mid, ()))
     rows = _recallable(search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS))
     if past_question:
-        _read_predecessors(conn, owner_id, rows)
-    return DetailStage(neighbours, rows, newest, _successors(conn, owner_id, rows))
+        _read_predecessors(conn, owner_id, rows, candidate_ids)
+    return DetailStage(neighbours, rows, newest, _successors(conn, owner_id, rows, candidate_ids))
 
 
-def _read_predecessors(conn: sa.Connection, owner_id: int, rows: dict[int, Row]) -> None:
-    """Read into `rows` the older memories that the rows replaced, back along their chains: a
-    question about the past wants every past value of a topic whose present value matched
-    ("where was I based before?" shares a word only with "I'm based in Lyon now")."""
-    frontier = sorted(rows)
+def _read_predecessors(conn: sa.Connection, owner_id: int, rows: dict[int, Row], candidate_ids: list[int]) -> None:
+    """Read into `rows` the older memories that the candidates replaced, back along their
+    chains: a question about the past wants every past value of a topic whose present value
+    matched ("where was I based before?" shares a word only with "I'm based in Lyon now")."""
+    frontier = [mid for mid in candidate_ids if mid in rows]
     for _ in range(MAX_SUCCESSOR_HOPS):
+        if not frontier:
+            break
         found = _recallable(search.predecessor_rows(conn, owner_id, frontier, _DETAIL_COLUMNS))
         frontier = [mid for mid in found if mid not in rows]
         rows.update({mid: found[mid] for mid in frontier})
@@ -295,18 +297,25 @@ def _recallable(raw: list[tuple[object, ...]]) -> dict[int, Row]:
     return rows
 
 
-def _successors(conn: sa.Connection, owner_id: int, rows: dict[int, Row]) -> dict[int, int]:
+def _successors(conn: sa.Connection, owner_id: int, rows: dict[int, Row], candidate_ids: list[int]) -> dict[int, int]:
     """{historical id: the live memory at the end of its replaced_by chain}, for every historical
-    row; the chains' members are read into `rows` as well. Usually nothing to read: a chain's
-    members are often candidates already, and a person without settled changes has none."""
+    row; the chains of the candidates are read into `rows` as well (a neighbour's chain is not:
+    it has no score of its own to pass on). Usually nothing to read: a chain's members are often
+    candidates already, and a person without settled changes has none."""
     tried: set[int] = set()
+    chain = {mid for mid in candidate_ids if mid in rows}
     for _ in range(MAX_SUCCESSOR_HOPS):
-        missing = sorted({int(r.replaced_by) for r in rows.values()
-                          if r.status == "historical" and r.replaced_by and int(r.replaced_by) not in rows} - tried)
-        if not missing:
+        nexts = {int(rows[mid].replaced_by) for mid in chain  # type: ignore[arg-type]
+                 if rows[mid].status == "historical" and rows[mid].replaced_by}
+        missing = sorted(nexts - rows.keys() - tried)
+        chain = nexts & rows.keys()
+        if missing:
+            tried.update(missing)  # a deleted or archived successor is not read again
+            found = _recallable(search.memory_rows(conn, owner_id, missing, _DETAIL_COLUMNS))
+            rows.update(found)
+            chain |= found.keys()
+        if not chain:
             break
-        tried.update(missing)  # a deleted or archived successor is not read again
-        rows.update(_recallable(search.memory_rows(conn, owner_id, missing, _DETAIL_COLUMNS)))
     out: dict[int, int] = {}
     for mid, row in rows.items():
         if row.status != "historical":
