@@ -523,9 +523,13 @@ def predecessor_rows(conn: sa.Connection, owner_id: int, ids: list[int], columns
     if not ids:
         return []
     select_list = ", ".join(c.name for c in columns)
+    # CROSS JOIN keeps the ids as the outer loop, so each is one lookup in (owner_id,
+    # replaced_by); left to itself the planner scans the owner's every memory instead
     found = _sqlite_json_rows(
         conn, ("predecessors", select_list),
-        lambda: f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND replaced_by IN (SELECT value FROM json_each(:ids)) ORDER BY id",
+        lambda: (f"SELECT DISTINCT {', '.join(f'm.{c.name}' for c in columns)} FROM json_each(:ids) AS j "
+                 f"CROSS JOIN memory AS m WHERE m.owner_id = :owner AND m.replaced_by = j.value "
+                 f"AND m.deleted_at IS NULL AND NOT m.archived ORDER BY m.id"),
         columns, {"owner": int(owner_id), "ids": json.dumps(ids)},
     )
     if found is not None:
