@@ -4,7 +4,9 @@ quality of the bot's own recall path on LoCoMo-format conversations, against a B
 Protocol (bench/data/README.md): per conversation a fresh person on one temporary SQLite
 database; every turn is saved, in conversation order, as one memory "<speaker>: <text>"
 (+ " [image: <caption>]") dated with its session's date (unreadable date: no date given, so the
-save time stands), through MemoryService.remember_many (the bulk save path: no conflict review,
+save time stands); a turn longer than one memory may hold (2,000 characters; other data sets in
+this layout have them) is saved as several parts, each "<speaker>: ..." (`parts_of`), and counts
+once, at the rank of its best part. Saved through MemoryService.remember_many (the bulk save path: no conflict review,
 no duplicate check, embeddings computed in one batch). Every question of categories 1-4 that
 has evidence is then asked through MemoryService.recall(..., record_use=False), the code a
 chat turn runs, read-only, and scored on Recalled.ranked[:20] (best first, before the context
@@ -27,6 +29,7 @@ import argparse
 import asyncio
 import json
 import logging
+import re
 import sys
 import tempfile
 import time
@@ -39,6 +42,7 @@ from typing import Any
 from bench.datasets import data_file
 from bench.locomo import Conversation, hit_at_k, load_locomo, recall_at_k
 from bot.config import Settings
+from bot.memory.writing.saving import MAX_FACT_CHARS
 
 DEFAULT_DATA = data_file("locomo10.json")
 KS = (5, 8, 10, 20)
@@ -87,6 +91,38 @@ class Bm25Baseline:
         return [int(d) for d, s in zip(docs[0], scores[0]) if s > 0]
 
 
+# ------------------------------------------------------------------------------ long turns
+_SPEAKER = re.compile(r"^[^:\n]{1,60}: ")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def parts_of(text: str, limit: int = MAX_FACT_CHARS) -> list[str]:
+    """A turn as the memories that store it: itself when it fits one memory, else consecutive
+    parts of at most `limit` characters, cut after a sentence (else at a space, else anywhere),
+    each starting with the turn's "Speaker: " so that every part says who spoke. Whitespace is
+    folded first, as a save does; nothing else is changed or lost."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return [text]
+    m = _SPEAKER.match(text)
+    prefix = m.group(0) if m else ""
+    body = text[len(prefix):]
+    room = limit - len(prefix)
+    parts: list[str] = []
+    while body:
+        if len(body) <= room:
+            parts.append(body)
+            break
+        window = body[: room + 1]
+        cuts = [c.end() for c in _SENTENCE_END.finditer(window) if c.end() <= room + 1]
+        cut = cuts[-1] if cuts else window.rfind(" ") + 1
+        if cut <= 0:
+            cut = room
+        parts.append(body[:cut].rstrip())
+        body = body[cut:].lstrip()
+    return [prefix + p for p in parts]
+
+
 # ------------------------------------------------------------------------------ the run
 def as_utc(when: datetime | None) -> datetime | None:
     """The memory store keeps aware UTC times; a session date without a zone is read as UTC
@@ -116,14 +152,22 @@ async def score_conversations(
     out: list[Scored] = []
     mode = "hybrid" if memory.semantic.ready else "keyword"
     timings = {"save_s": 0.0, "recall_s": 0.0, "baseline_s": 0.0}
+    long_turns = 0
     try:
         for n, conv in enumerate(convs):
             owner = await memory.owner_for("bench", f"locomo-{n}-{conv.sample_id}")
             assert owner is not None
             started = time.perf_counter()
-            ids = await memory.remember_many(owner, [(t.text, as_utc(t.created_at)) for t in conv.turns])
+            items, turn_of = [], []  # a long turn is saved as several memories, all its own
+            for t in conv.turns:
+                parts = parts_of(t.text)
+                long_turns += len(parts) > 1
+                for part in parts:
+                    items.append((part, as_utc(t.created_at)))
+                    turn_of.append(t.dia_id)
+            ids = await memory.remember_many(owner, items)
             timings["save_s"] += time.perf_counter() - started
-            dia_of = {mid: t.dia_id for mid, t in zip(ids, conv.turns)}
+            dia_of = dict(zip(ids, turn_of))
 
             started = time.perf_counter()
             baseline = Bm25Baseline([t.text for t in conv.turns])
@@ -137,7 +181,8 @@ async def score_conversations(
             for q, bm in zip(questions, bm25_ranked):
                 got = await memory.recall(owner, q.question, record_use=False)
                 mode = got.mode
-                ours = tuple(dia_of[mid] for mid in got.ranked[:TOP] if mid in dia_of)
+                # a turn counts once, at the rank of its best part
+                ours = tuple(dict.fromkeys(dia_of[mid] for mid in got.ranked if mid in dia_of))[:TOP]
                 out.append(Scored(q.category, q.evidence, ours, bm))
             timings["recall_s"] += time.perf_counter() - started
             if progress is not None:
@@ -145,6 +190,7 @@ async def score_conversations(
                          f"{len(questions)} questions")
     finally:
         db.dispose()
+    timings["long_turns"] = float(long_turns)
     return out, mode, timings
 
 
@@ -176,11 +222,13 @@ async def run_benchmark(
 ) -> dict[str, Any]:
     """The benchmark's result object (what --json prints), plus "timings" kept apart by main."""
     rows, mode, timings = await score_conversations(convs, settings, embedder, database_url, progress=progress)
+    long_turns = int(timings.pop("long_turns", 0))
     return {
         "questions": len(rows),
         "ours": _rounded(summarise(rows, "ours")),
         "baseline_bm25": _rounded(summarise(rows, "bm25")),
         "mode": mode,
+        "long_turns": long_turns,  # turns longer than one memory, stored in parts
         "_timings": {k: round(v, 2) for k, v in timings.items()},
     }
 
@@ -191,7 +239,7 @@ def format_table(result: dict[str, Any], meta: dict[str, Any]) -> str:
     cats = sorted(set(ours["by_category"]) | set(base["by_category"]), key=int)
     lines = [
         f"LoCoMo retrieval: {result['questions']} questions, {meta['conversations']} conversations, "
-        f"{meta['memories']} memories; recall mode: {result['mode']}",
+        f"{meta['memories']} turns ({result['long_turns']} stored in parts); recall mode: {result['mode']}",
         "",
         f"{'method':16s} " + " ".join(f"{c:>9s}" for c in cols) + "  " + " ".join(f"{'cat' + c:>6s}" for c in cats),
     ]

@@ -23,6 +23,7 @@ from bot.core.access import AccessTokens
 from bot.core.core import Core
 from bot.features import linking, memory_commands as mem, memory_presses as presses
 from bot.features.access import TokenCommands
+from bot.features.chat.fallback import SAVE_ACTION as SAVE_OFFER_ACTION
 from bot.features.chat.fallback import MemoryAnswers
 from bot.features.chat.turn import Conversation
 from bot.features.chat.why import WhyStore
@@ -230,7 +231,7 @@ def build_app(
     chat_log = ChatLog(db, settings.history_token_budget)
     why = WhyStore(db)
     judge = AiJudge(llm, settings)
-    answers = MemoryAnswers(chat_log, why)
+    answers = MemoryAnswers(chat_log, why, judge)
     conversation = None
     if llm is not None:
         conversation = Conversation(
@@ -325,6 +326,7 @@ def wire(app: App) -> None:
     router.press(REMINDER_ACTION, reminders.on_press)
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
+    router.press(SAVE_OFFER_ACTION, app.answers.on_save_press)  # "Save" under a statement, without a model
 
     # periodic jobs (reminder delivery adds its own sweep)
     timers, memory, db, clock = app.timers, app.memory, app.db, app.clock

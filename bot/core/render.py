@@ -7,7 +7,8 @@ Memory text is quoted as the person wrote it; adapters escape it for their marku
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.memory import Choice, ConflictView, History, MemoryView
@@ -27,7 +28,16 @@ def quote(text: str, limit: int = 300) -> str:
     return f"“{text}”"
 
 
-def dates_note(m: MemoryView) -> str:
+class Dated(Protocol):
+    """Anything with the dates a person stated for a fact (a MemoryView, a recalled memory)."""
+
+    @property
+    def valid_from(self) -> date | None: ...
+    @property
+    def valid_until(self) -> date | None: ...
+
+
+def dates_note(m: Dated) -> str:
     if m.valid_from and m.valid_until:
         return f" ({m.valid_from.isoformat()} to {m.valid_until.isoformat()})"
     if m.valid_from:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 
 from pydantic import BaseModel, Field
 
@@ -31,7 +32,7 @@ MAX_FACT_CHARS = 200
 # The cheap gate
 
 _FILLER = re.compile(
-    r"^(?:(?:oh|ok|okay|so|well|hey|hi|hello|btw|by the way|fyi|also|and|but|actually|"
+    r"^(?:(?:oh|ok|okay|so|well|hey|hi|hello|hm+|um+|uh+|erm|btw|by the way|fyi|also|and|but|actually|"
     r"please|pls|just so you know|for the record|note that|remember that)[\s,:!-]+)+",
     re.I,
 )
@@ -60,11 +61,15 @@ _RELATIONS = (
     r"employer|team|manager|colleague|coworker|birthday|home|house|flat|apartment|car|address|"
     r"hometown|allergy|diet|doctor|therapist|startup|business|thesis|novel|band"
 )
-_POSSESSIVE = re.compile(  # case matters only for the name: "my wife Ana"
-    rf"(?i:\b(?:my|our) (?:{_RELATIONS})(?:'s)?\b)"
-    r"(?: (?i:is|are|was|were|lives|live|works|work|just|has|have|turned|turns|called|named|"
-    r"studies|died|passed|loves|love|hates|likes|goes|go|attends|attend|and I|and me)\b| [A-Z][a-z]+)",
+_POSSESSIVE_HEAD = rf"(?i:\b(?:my|our) (?:{_RELATIONS})(?:'s)?\b)"
+_POSSESSIVE_VERB = (
+    r" (?i:is|are|was|were|lives|live|works|work|just|has|have|turned|turns|called|named|"
+    r"studies|died|passed|loves|love|hates|likes|goes|go|attends|attend|and I|and me)\b"
 )
+_POSSESSIVE = re.compile(  # case matters only for the name: "my wife Ana"
+    rf"{_POSSESSIVE_HEAD}(?:{_POSSESSIVE_VERB}| [A-Z][a-z]+)",
+)
+_POSSESSIVE_CLAUSE = re.compile(_POSSESSIVE_HEAD + _POSSESSIVE_VERB)  # with its verb: a statement
 _FAVOURITE = re.compile(r"\bmy (?:favou?rite|preferred|usual|go-to)\b", re.I)
 _IDENTITY = re.compile(r"\b(?:my name(?:'s| is)|call me|i(?:'m| am) called|i go by|people call me)\b", re.I)
 
@@ -131,6 +136,63 @@ def _discloses(sentence: str) -> bool:
     if any(p.search(sentence) for p in _STRONG):
         return True
     return not _ONE_OFF.search(sentence) and any(p.search(sentence) for p in _WEAK)
+
+
+# Where one sentence holds two statements: "I'm 34 and I'm allergic to peanuts".
+_COMPOUND = re.compile(r"(\s*,?\s*\b(?:and|but|also|plus)\s+(?=(?:i|i'm|i’m|i've|i’ve|my|we)\b)|\s*[;,]\s+(?=(?:i|i'm|i’m)\s))", re.I)
+_TRAILING = re.compile(r"[\s.!,;:…]+$")
+MAX_STATED = 3
+
+
+def _stands_alone(part: str) -> bool:
+    """A part of a sentence that is a statement by itself: it has its own first-person verb
+    ("I'm 34", "my wife works at ..."), not just a name ("my wife Ana")."""
+    part = _FILLER.sub("", part).strip()
+    if not part or _QUESTION_START.match(part) or _REQUEST_START.match(part):
+        return False
+    if any(p.search(part) for p in _STRONG):
+        return True
+    return not _ONE_OFF.search(part) and any(p.search(part) for p in (_PROGRESSIVE, _HAVE, _POSSESSIVE_CLAUSE))
+
+
+def stated_facts(text: str, limit: int = MAX_STATED) -> list[str]:
+    """The lasting first-person statements of a message, in the person's own words: the
+    sentences `worth_extracting` would accept, split where one sentence joins two statements
+    ("I'm 34 years old and I'm allergic to peanuts" -> two), without leading filler ("btw, ")
+    or trailing punctuation. At most `limit`; [] for a question, a request or small talk.
+    English only, like the gate."""
+    text = text.strip()
+    if not worth_extracting(text):
+        return []
+    out: list[str] = []
+    for sentence in _clauses(text):
+        if not _discloses(sentence):
+            continue
+        pieces = _COMPOUND.split(sentence)
+        facts = [pieces[0]]
+        for sep, piece in zip(pieces[1::2], pieces[2::2]):
+            if _stands_alone(facts[-1]) and _stands_alone(piece):
+                facts.append(piece)
+            else:
+                facts[-1] += sep + piece
+        for fact in facts:
+            fact = _TRAILING.sub("", _FILLER.sub("", fact).strip())
+            if len(fact.split()) >= 2 and fact not in out:
+                out.append(fact)
+    return out[:limit]
+
+
+def asks(text: str) -> bool:
+    """Whether a message asks something or asks for something ("where do I live?", "tell me
+    about my dog", "do I have pets"): what an answer from memory is for. A question mark of
+    any width counts ("我住在哪里？")."""
+    for sentence in _clauses(unicodedata.normalize("NFKC", text).strip()):
+        if sentence.endswith("?"):
+            return True
+        sentence = _FILLER.sub("", sentence).strip()
+        if _QUESTION_START.match(sentence) or _REQUEST_START.match(sentence):
+            return True
+    return False
 
 
 def worth_extracting(text: str) -> bool:

@@ -14,7 +14,7 @@ their siblings directly (never through this file), so the rooms below stay free 
 from bot.memory.listing import History, HistoryEntry, Which
 from bot.memory.owners import OwnerPrefs
 from bot.memory.public import BadCursor, ChangedSince, Listing, MemoryPage, PublicMemory
-from bot.memory.recall.pipeline import Recalled
+from bot.memory.recall.pipeline import Recalled, RecalledMemory
 from bot.memory.service import JudgeFn, MemoryService
 from bot.memory.store import MemoryView, words_seen
 from bot.memory.writing.changes import Changed
@@ -50,6 +50,7 @@ __all__ = [
     "OwnerPrefs",
     "PublicMemory",
     "Recalled",
+    "RecalledMemory",
     "RememberResult",
     "Settled",
     "Source",

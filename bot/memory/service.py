@@ -355,10 +355,18 @@ class MemoryService:
             max_tokens=st.recall_max_tokens,
             model_context_tokens=st.model_context_tokens,
             mode=mode,
+            keyword=kw.keyword,
+            vector=vector,
         )
         if record_use and result.memory_ids:
             await self._tx(recall.record_use, owner_id, result.memory_ids)
         return result
+
+    async def record_use(self, owner_id: int, memory_ids: list[int]) -> None:
+        """uses += 1 for memories an answer showed, when the caller chose them from a recall made
+        with record_use=False (an answer from memory shows fewer than the model would see)."""
+        if memory_ids:
+            await self._tx(recall.record_use, owner_id, memory_ids)
 
     async def query_vector(self, owner_id: int, query: str) -> np.ndarray | None:
         """The vector recall would embed for this question (None without a ready model)."""

@@ -18,11 +18,14 @@ import uuid
 from datetime import date, datetime, timezone
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint, event
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import declared_attr
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
+from bot.storage.search_text import search_form
+
+SCHEMA_VERSION = 2
 
 
 def utcnow() -> datetime:
@@ -115,6 +118,7 @@ class Memory(SQLModel, table=True):
         UniqueConstraint("owner_id", "uid", name="uq_memory_owner_uid"),
         Index("ix_memory_owner_status", "owner_id", "status"),
         Index("ix_memory_owner_slot", "owner_id", "slot"),
+        Index("ix_memory_owner_replaced_by", "owner_id", "replaced_by"),  # a topic's past values (recall)
     )
     id: int | None = Field(default=None, primary_key=True)
     uid: str = Field(default_factory=new_uid, max_length=32)
@@ -136,6 +140,9 @@ class Memory(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     embedding: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    # what the keyword index reads when the text alone is not enough (CJK runs, emoji): the text
+    # plus extra words, NULL otherwise; set by the flush hook below, never by hand
+    search_text: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     archived: bool = False
     # set when a person deletes; the row is hidden at once and purged after the undo window
     deleted_at: datetime | None = None
@@ -149,6 +156,20 @@ class Memory(SQLModel, table=True):
     @declared_attr  # type: ignore[misc]
     def __mapper_args__(cls) -> dict[str, object]:  # noqa: N805
         return {"version_id_col": cls.__table__.c.version}  # type: ignore[attr-defined]
+
+
+@event.listens_for(Memory, "before_insert")
+def _search_text_on_insert(mapper: object, connection: object, target: Memory) -> None:
+    """Every ORM write of a memory's text also writes its search form (bot/storage/search_text.py),
+    so the keyword index can never disagree with the text (a purge empties both)."""
+    target.search_text = search_form(target.text)
+
+
+@event.listens_for(Memory, "before_update")
+def _search_text_on_update(mapper: object, connection: object, target: Memory) -> None:
+    state = sa_inspect(target)
+    if "text" in state.dict and state.attrs.text.history.has_changes():
+        target.search_text = search_form(target.text)
 
 
 class Action(SQLModel, table=True):

@@ -37,6 +37,7 @@ from sqlmodel import SQLModel
 
 from bot.storage.errors import SchemaTooNew, StorageError
 from bot.storage.models import SCHEMA_VERSION, SchemaInfo, utcnow
+from bot.storage.search_text import search_form
 
 
 class Database(Protocol):
@@ -47,19 +48,24 @@ class Database(Protocol):
     pg_schema: str | None
 
 
+# The keyword index reads coalesce(search_text, text): the text, or its search form when the
+# text alone cannot be split into words (CJK, emoji; bot/storage/search_text.py).
 SQLITE_FTS_DDL = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5("
     "owner_tag, text, tokenize='porter unicode61 remove_diacritics 2')",
     "CREATE TRIGGER IF NOT EXISTS memory_fts_ai AFTER INSERT ON memory BEGIN "
-    "INSERT INTO memory_fts(rowid, owner_tag, text) VALUES (new.id, 'o' || new.owner_id, new.text); END",
+    "INSERT INTO memory_fts(rowid, owner_tag, text) "
+    "VALUES (new.id, 'o' || new.owner_id, coalesce(new.search_text, new.text)); END",
     "CREATE TRIGGER IF NOT EXISTS memory_fts_ad AFTER DELETE ON memory BEGIN "
     "DELETE FROM memory_fts WHERE rowid = old.id; END",
-    "CREATE TRIGGER IF NOT EXISTS memory_fts_au AFTER UPDATE OF text, owner_id ON memory BEGIN "
-    "UPDATE memory_fts SET owner_tag = 'o' || new.owner_id, text = new.text WHERE rowid = new.id; END",
+    "CREATE TRIGGER IF NOT EXISTS memory_fts_au AFTER UPDATE OF text, search_text, owner_id ON memory BEGIN "
+    "UPDATE memory_fts SET owner_tag = 'o' || new.owner_id, text = coalesce(new.search_text, new.text) "
+    "WHERE rowid = new.id; END",
 )
 
 POSTGRES_FTS_DDL = (
-    "CREATE INDEX IF NOT EXISTS ix_memory_tsv ON memory USING GIN (to_tsvector('english', text))",
+    "CREATE INDEX IF NOT EXISTS ix_memory_search_tsv ON memory "
+    "USING GIN (to_tsvector('english', coalesce(search_text, text)))",
 )
 
 log = logging.getLogger(__name__)
@@ -67,10 +73,38 @@ log = logging.getLogger(__name__)
 # (connection inside the upgrade transaction, dialect name "sqlite" | "postgresql") -> None
 Migration = Callable[[Connection, str], None]
 
-# version n -> the step that upgrades a database from version n to n + 1. Empty while the schema
-# is at its first version; a new step comes with SCHEMA_VERSION + 1 and a test in
-# tests/test_migrations.py that upgrades a database built at the old version.
-MIGRATIONS: dict[int, Migration] = {}
+def _search_text(conn: Connection, dialect: str) -> None:
+    """1 -> 2: the keyword index finds words in Chinese, Japanese and Korean text and emoji; an
+    index on (owner_id, replaced_by) for recall's topic chains.
+
+    Adds memory.search_text, fills it for the memories that need it, and points the index at
+    coalesce(search_text, text): SQLite drops its two writing triggers (prepare() creates them
+    anew) and rewrites the index entries of the rows that changed; PostgreSQL drops the old
+    expression index (prepare() builds the new one). Every other entry is left as it was, so
+    nothing already saved becomes unfindable."""
+    conn.execute(text("ALTER TABLE memory ADD COLUMN search_text TEXT"))
+    changed = []
+    for mid, body in conn.execute(text("SELECT id, text FROM memory")).all():
+        form = search_form(body)
+        if form is not None:
+            changed.append({"i": int(mid), "s": form})
+    if dialect == "sqlite":
+        conn.execute(text("DROP TRIGGER IF EXISTS memory_fts_ai"))
+        conn.execute(text("DROP TRIGGER IF EXISTS memory_fts_au"))
+    if changed:  # a plain statement: the row's version (optimistic locking) is not a text change
+        conn.execute(text("UPDATE memory SET search_text = :s WHERE id = :i"), changed)
+        if dialect == "sqlite":
+            conn.execute(text("UPDATE memory_fts SET text = :s WHERE rowid = :i"), changed)
+    if dialect != "sqlite":
+        conn.execute(text("DROP INDEX IF EXISTS ix_memory_tsv"))
+    # recall reads the past values of a topic (the memories a current one replaced)
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_memory_owner_replaced_by ON memory (owner_id, replaced_by)"))
+
+
+# version n -> the step that upgrades a database from version n to n + 1; each step comes with
+# SCHEMA_VERSION + 1 and a test in tests/storage/test_migrations.py that upgrades a database
+# built at the old version.
+MIGRATIONS: dict[int, Migration] = {1: _search_text}
 
 
 class SchemaDamaged(StorageError):

@@ -70,7 +70,7 @@ KEYS = {"recall@5", "recall@8", "recall@10", "recall@20", "hit@8", "by_category"
 
 
 def _check_shape(result: dict) -> None:
-    assert set(result) == {"questions", "ours", "baseline_bm25", "mode"}
+    assert set(result) == {"questions", "ours", "baseline_bm25", "mode", "long_turns"}
     assert result["mode"] in ("hybrid", "keyword")
     for side in ("ours", "baseline_bm25"):
         assert set(result[side]) == KEYS
@@ -144,3 +144,56 @@ def test_cli_route(tmp_path):
     result = json.loads(proc.stdout)
     _check_shape(result)
     assert result["ours"] == EXPECTED
+
+
+# A conversation in the LoCoMo layout with turns far over the 2,000 characters one memory may hold
+# (other data sets have them: pasted letters, long stories). The answer to the question sits at
+# the end of the longest turn.
+_FILLER_TEXT = "We talked about the weather and the trains and the long winter in the north. "
+LONG = [
+    {
+        "sample_id": "long-1",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "9:00 am on 2 March, 2024",
+            "session_1": [
+                {"speaker": "Ana", "dia_id": "D1:1", "text": "Hi Ben, how was your week?"},
+                {"speaker": "Ben", "dia_id": "D1:2",
+                 "text": _FILLER_TEXT * 60 + "In the end I adopted a grey parrot called Captain Feathers."},
+                {"speaker": "Ana", "dia_id": "D1:3", "text": "That is lovely news."},
+                {"speaker": "Ben", "dia_id": "D1:4", "text": "I also started learning the cello."},
+            ]
+            + [{"speaker": "Ana", "dia_id": f"D1:{n}", "text": f"Small talk number {n} about nothing."} for n in range(5, 25)],
+        },
+        "qa": [
+            {"question": "What is the name of Ben's parrot?", "answer": "Captain Feathers",
+             "evidence": ["D1:2"], "category": 4},
+            {"question": "Which instrument is Ben learning?", "answer": "cello", "evidence": ["D1:4"], "category": 4},
+        ],
+    }
+]
+
+
+def test_long_turns_are_stored_in_parts_and_counted_once() -> None:
+    text = "Ben: " + _FILLER_TEXT * 60 + "In the end I adopted a grey parrot."
+    parts = retrieval.parts_of(text, 2000)
+    assert len(parts) == 3 and all(len(p) <= 2000 for p in parts)
+    assert all(p.startswith("Ben: ") for p in parts)  # each part says who spoke
+    assert " ".join(p.removeprefix("Ben: ") for p in parts) == text.removeprefix("Ben: ")  # nothing lost
+    assert parts[-1].endswith("grey parrot.")
+    assert retrieval.parts_of("Ana: short", 2000) == ["Ana: short"]
+    no_spaces = "x" * 4500
+    assert [len(p) for p in retrieval.parts_of(no_spaces, 2000)] == [2000, 2000, 500]
+
+
+async def test_a_conversation_with_long_turns_is_scored_not_stopped(tmp_path):
+    convs = parse_conversations(LONG)
+    assert max(len(t.text) for t in convs[0].turns) > 4000
+    result = await retrieval.run_benchmark(convs, make_settings(), None, f"sqlite:///{tmp_path / 'r.db'}")
+    result.pop("_timings")
+    assert result["questions"] == 2 and result["long_turns"] == 1
+    assert result["ours"]["recall@8"] == 1.0  # the parrot is found in the third part of its turn
+    rows, _, _ = await retrieval.score_conversations(convs, make_settings(), None, f"sqlite:///{tmp_path / 'r2.db'}")
+    for row in rows:
+        assert len(row.ours) == len(set(row.ours))  # a turn counts once, however many parts matched

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.llm.client import LLM
-from bot.llm.extract import extract_facts, is_grounded, worth_extracting
+from bot.llm.extract import asks, extract_facts, is_grounded, stated_facts, worth_extracting
 from tests.standins.anthropic_api import (
     AnthropicStandIn,
     anthropic_standin,  # noqa: F401  (fixture)
@@ -240,3 +240,61 @@ async def test_no_call_unless_the_person_spoke_last(anthropic_standin: Anthropic
     assert await run(anthropic_standin, []) == []
     assert await run(anthropic_standin, [("user", "I live in Leeds"), ("assistant", "Nice!")]) == []
     assert anthropic_standin.requests == []
+
+
+# ---------------------------------------------------------------------------------------------
+# What a message states, for the Save offer without a model
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("I'm 34 years old and I'm allergic to peanuts.", ["I'm 34 years old", "I'm allergic to peanuts"]),
+        ("I have a cat called Pixel.", ["I have a cat called Pixel"]),
+        ("I'm a nurse and I live in Leeds", ["I'm a nurse", "I live in Leeds"]),
+        ("I live in Oslo, I work at a bank and I have two kids",
+         ["I live in Oslo", "I work at a bank", "I have two kids"]),
+        ("I am vegetarian; I live in Oslo", ["I am vegetarian", "I live in Oslo"]),
+        ("Oh btw, I moved to Berlin last year!", ["I moved to Berlin last year"]),
+        # a name is not a statement of its own: the sentence stays whole
+        ("My wife Ana and I live in Porto", ["My wife Ana and I live in Porto"]),
+        ("I love hiking, and my sister Ana lives in Rome", ["I love hiking, and my sister Ana lives in Rome"]),
+        # two sentences, and only the lasting one
+        ("I live in Leeds. I have a meeting tomorrow at 9.", ["I live in Leeds"]),
+        ("I drive a Fiat. I love it.", ["I drive a Fiat"]),
+        # at most three
+        ("I'm 30. I live in Rome. I drive a Fiat. I have a dog.", ["I'm 30", "I live in Rome", "I drive a Fiat"]),
+        ("where do I live?", []),
+        ("thanks!", []),
+        ("remind me to call mom", []),
+        ("", []),
+    ],
+)
+def test_stated_facts(text: str, facts: list[str]) -> None:
+    assert stated_facts(text) == facts
+
+
+@pytest.mark.parametrize(
+    ("text", "asking"),
+    [
+        ("where do I live?", True),
+        ("do I have pets", True),
+        ("tell me about my dog", True),
+        ("hmm, what's my sister's name", True),
+        ("我住在哪里？", True),
+        ("Wo wohne ich?", True),
+        ("I live in Leeds", False),
+        ("hello", False),
+        ("", False),
+    ],
+)
+def test_asks(text: str, asking: bool) -> None:
+    assert asks(text) is asking
+
+
+@given(st.text(max_size=300))
+def test_stated_facts_are_the_persons_words(text: str) -> None:
+    """Every offered fact is a piece of what was typed: the offer never invents text."""
+    squeezed = " ".join(text.split())
+    for fact in stated_facts(text):
+        assert " ".join(fact.split()) in squeezed

@@ -1,7 +1,7 @@
 """The schema's upgrade path (bot.storage.schema), on SQLite and PostgreSQL.
 
-The schema is at its first version, so the upgrade steps here are made up for the test (a v1 ->
-v2 step adding a column and a table, a chain to v3, a failing step, a gap). What they check is
+Most upgrade steps here are made up for the test (a step adding a column and a table, a chain of
+two, a failing step, a gap), on top of a database built by this code. What they check is
 the machinery every real step will run through: data survives an upgrade, a failed step changes
 nothing, a database newer than the code is refused and left untouched, a current database is not
 written to, and two processes opening one database at once do not trip over each other.
@@ -25,6 +25,7 @@ from sqlmodel import SQLModel
 from bot.storage import schema as migrations
 from bot.storage.db import Database, SchemaTooNew, StorageError
 from bot.storage.models import SCHEMA_VERSION
+from bot.memory.index.keyword import query_terms
 from bot.memory.service import MemoryService
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, make_settings, require_postgres
 from tests.support.processes import bot_database, bot_env  # noqa: F401  (fixture)
@@ -106,6 +107,11 @@ def close(db: Database) -> None:
 
 
 # --- made-up upgrade steps -------------------------------------------------------------------------
+# They upgrade a database built by this code (at SCHEMA_VERSION, called V here) to V + 1 and V + 2,
+# so they test the machinery whatever the real version is.
+
+V = SCHEMA_VERSION
+
 
 
 def add_mood(conn: Connection, dialect: str) -> None:
@@ -144,15 +150,15 @@ async def test_new_database_is_stamped_and_reopening_it_writes_nothing(opener: A
     assert file_state(again) == before, "opening a current database must not write to it"
 
 
-async def test_upgrade_one_to_two_keeps_every_row(opener: Any) -> None:
+async def test_an_upgrade_step_keeps_every_row(opener: Any) -> None:
     db = opener()
     await fill(db)
     before = dump(db)
     close(db)
 
     upgraded = opener(create=False)
-    upgraded.create_schema(target=2, migrations={1: add_mood})
-    assert version_of(upgraded) == 2
+    upgraded.create_schema(target=V + 1, migrations={V: add_mood})
+    assert version_of(upgraded) == V + 1
     assert dump(upgraded) == before  # every row of every table, every old column
     assert "mood" in columns(upgraded, "memory") and "mood_note" in tables(upgraded)
     with upgraded.engine.connect() as conn:
@@ -168,11 +174,11 @@ async def test_upgrade_one_to_two_keeps_every_row(opener: Any) -> None:
     assert (await memory.remember(alice, "I have a cat named Miso")).memory is not None  # type: ignore[arg-type]
     close(upgraded)
 
-    # a second start at version 2 changes nothing
+    # a second start at the new version changes nothing
     state = file_state(upgraded)
     steps_run: list[int] = []
     twice = opener(create=False)
-    twice.create_schema(target=2, migrations={1: lambda c, d: steps_run.append(1)})
+    twice.create_schema(target=V + 1, migrations={V: lambda c, d: steps_run.append(1)})
     close(twice)
     assert steps_run == [] and file_state(twice) == state
 
@@ -192,8 +198,8 @@ async def test_steps_run_in_order_from_any_older_version(opener: Any) -> None:
         return run
 
     upgraded = opener(create=False)
-    upgraded.create_schema(target=3, migrations={1: step(1, add_mood), 2: step(2, add_flag)})
-    assert order == [1, 2] and version_of(upgraded) == 3
+    upgraded.create_schema(target=V + 2, migrations={V: step(1, add_mood), V + 1: step(2, add_flag)})
+    assert order == [1, 2] and version_of(upgraded) == V + 2
     assert dump(upgraded) == before
     with upgraded.engine.connect() as conn:
         assert set(conn.execute(text("SELECT mood_flag FROM memory WHERE status = 'current'")).scalars()) == {1}
@@ -207,10 +213,10 @@ async def test_a_failing_step_leaves_the_database_as_it_was(opener: Any) -> None
 
     broken = opener(create=False)
     with pytest.raises(StorageError, match="cannot open the database"):
-        broken.create_schema(target=2, migrations={1: half_then_fail})
+        broken.create_schema(target=V + 1, migrations={V: half_then_fail})
     close(broken)
     after = opener(create=False)
-    assert version_of(after) == 1
+    assert version_of(after) == V
     assert columns(after, "memory") == cols and tables(after) == tabs, "half a migration stayed behind"
     assert dump(after) == before
 
@@ -222,8 +228,8 @@ async def test_a_missing_step_refuses_before_running_any(opener: Any) -> None:
     state = file_state(db)
     ran: list[int] = []
     gap = opener(create=False)
-    with pytest.raises(StorageError, match="no upgrade from version 2"):
-        gap.create_schema(target=3, migrations={1: lambda c, d: ran.append(1)})
+    with pytest.raises(StorageError, match=f"no upgrade from version {V + 1}"):
+        gap.create_schema(target=V + 2, migrations={V: lambda c, d: ran.append(1)})
     close(gap)
     assert ran == [] and file_state(gap) == state
 
@@ -298,3 +304,109 @@ def test_processes_starting_together_on_a_new_database_all_start(tmp_path: Path,
         if schema:
             drop_pg_schema(schema)
     assert errors == []
+
+
+# --- the real steps --------------------------------------------------------------------------------
+
+# What version 1 built for the keyword index (before memory.search_text existed).
+V1_SQLITE_TRIGGERS = (
+    "CREATE TRIGGER memory_fts_ai AFTER INSERT ON memory BEGIN "
+    "INSERT INTO memory_fts(rowid, owner_tag, text) VALUES (new.id, 'o' || new.owner_id, new.text); END",
+    "CREATE TRIGGER memory_fts_au AFTER UPDATE OF text, owner_id ON memory BEGIN "
+    "UPDATE memory_fts SET owner_tag = 'o' || new.owner_id, text = new.text WHERE rowid = new.id; END",
+)
+V1_POSTGRES_INDEX = "CREATE INDEX ix_memory_tsv ON memory USING GIN (to_tsvector('english', text))"
+
+SAVED_AT_V1 = [
+    "I live in London",
+    "我住在柏林",
+    "東京に住んでいます",
+    "I have a dog 🐶 called Rex",
+    "My favourite café is in Paris",
+    "저는 서울에 살아요",
+]
+
+
+def as_version_1(db: Database) -> None:
+    """Turn a database built by this code into what version 1 built: no search_text column, the
+    old index definition, the index holding the plain text, version 1 stamped."""
+    with db.engine.begin() as conn:
+        if db.dialect == "sqlite":
+            conn.execute(text("DROP TRIGGER memory_fts_ai"))
+            conn.execute(text("DROP TRIGGER memory_fts_au"))
+            for ddl in V1_SQLITE_TRIGGERS:
+                conn.execute(text(ddl))
+            conn.execute(text("DELETE FROM memory_fts"))
+            conn.execute(text("INSERT INTO memory_fts(rowid, owner_tag, text) SELECT id, 'o' || owner_id, text FROM memory"))
+        else:
+            conn.execute(text("DROP INDEX ix_memory_search_tsv"))
+            conn.execute(text(V1_POSTGRES_INDEX))
+        conn.execute(text("DROP INDEX ix_memory_owner_replaced_by"))
+        conn.execute(text("ALTER TABLE memory DROP COLUMN search_text"))
+        conn.execute(text("UPDATE schema_info SET version = 1"))
+
+
+async def test_version_1_is_upgraded_so_cjk_and_emoji_are_found_and_nothing_is_lost(opener: Any) -> None:
+    db = opener()
+    memory = MemoryService(db, make_settings(database_url=db.url))
+    alice = await memory.owner_for("console", "alice")
+    assert alice is not None
+    for fact in SAVED_AT_V1:
+        await memory.remember(alice, fact)
+    await fill(db)
+    close(db)
+    old = opener(create=False)
+    as_version_1(old)
+    before = dump_without(old, "search_text")
+    with old.engine.connect() as conn:  # the bug of version 1: a CJK word inside a sentence
+        if old.dialect == "sqlite":
+            hits = conn.execute(text("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH '\"柏林\"'")).scalar()
+        else:
+            hits = conn.execute(text("SELECT count(*) FROM memory WHERE to_tsvector('english', text) @@ to_tsquery('english', '''柏林''')")).scalar()
+    assert hits == 0
+    close(old)
+
+    upgraded = opener()  # what the bot does at start
+    assert version_of(upgraded) == SCHEMA_VERSION
+    assert "search_text" in columns(upgraded, "memory")
+    with upgraded.engine.connect() as conn:
+        assert "ix_memory_owner_replaced_by" in {i["name"] for i in inspect(conn).get_indexes("memory")}
+    assert dump_without(upgraded, "search_text") == before  # every row, every other column
+    memory = MemoryService(upgraded, make_settings(database_url=upgraded.url))
+
+    async def finds(query: str) -> list[str]:
+        return [m.text for m in await memory.search(alice, query)]  # type: ignore[arg-type]
+
+    assert await finds("柏林") == ["我住在柏林"]
+    assert await finds("東京") == ["東京に住んでいます"]
+    assert await finds("서울") == ["저는 서울에 살아요"]
+    assert await finds("🐶") == ["I have a dog 🐶 called Rex"]
+    # nothing saved before became unfindable: every live memory by each of its words
+    for m in await memory.list(alice):  # type: ignore[arg-type]
+        for word in query_terms(m.text):
+            assert m.text in await finds(word), (word, m.text)
+    if upgraded.dialect == "sqlite":  # the index holds what a fresh database's triggers write
+        with upgraded.engine.connect() as conn:
+            stale = conn.execute(text(
+                "SELECT count(*) FROM memory AS m JOIN memory_fts AS f ON f.rowid = m.id "
+                "WHERE f.text != coalesce(m.search_text, m.text)")).scalar()
+        assert stale == 0
+    # new saves and edits keep the index right after the upgrade
+    saved = (await memory.remember(alice, "我喜欢吃饺子")).memory  # type: ignore[arg-type]
+    assert saved is not None and await finds("饺子") == ["我喜欢吃饺子"]
+    await memory.edit(alice, saved.id, "我喜欢吃面条")  # type: ignore[arg-type]
+    assert await finds("饺子") == [] and await finds("面条") == ["我喜欢吃面条"]
+    close(upgraded)
+
+
+def dump_without(db: Database, column: str) -> dict[str, list[tuple[Any, ...]]]:
+    """dump() without one column of the memory table (for comparing across the step that adds it)."""
+    out = {}
+    with db.engine.connect() as conn:
+        for table in SQLModel.metadata.sorted_tables:
+            if table.name == "schema_info":
+                continue
+            cols = [c for c in table.columns if c.name != column]
+            rows = conn.execute(table.select().with_only_columns(*cols).order_by(*table.primary_key.columns)).all()
+            out[table.name] = [tuple(r) for r in rows]
+    return out

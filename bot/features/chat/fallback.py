@@ -1,25 +1,47 @@
-"""Answers from memory alone: plain messages when no model is configured, and the fallback when
-the model is down, slow, rate limited or over the person's budget.
+"""Chat without a model: plain messages when no model is configured, and the fallback when the
+model is down, slow, rate limited or over the person's budget.
 
-The assistant still answers from memory, quoting what matches, and says plainly that the model
-is not available. Group chats never see a person's memories.
+What a message gets (`message_kind`):
+- a statement about the person ("I'm 34 and I'm allergic to peanuts") is not dropped: the reply
+  quotes what would be saved and offers a Save button per fact (and Save all); nothing is saved
+  until the person presses one, since without a model nobody checks what the words meant;
+- a question gets an answer from memory: the same recall as the model's context
+  (MemoryService.recall: candidates, scoring, blocks, the past-question rule), rendered for a
+  person by bot/features/chat/answer_lines.py, with a plain note that the model is not used;
+- small talk gets a one-line hint about remember: and /help, once per conversation (the chat's
+  open window of messages), and a short note after that.
+Group chats never see a person's memories and get no offers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.core import commands as c
 from bot.core import render
+from bot.core.buttons import ButtonSpec, Claim
 from bot.core.core import Core
+from bot.core.replies import describe_save, reply
 from bot.core.turn import Turn
-from bot.events import Incoming, Outgoing
+from bot.events import ButtonPress, Incoming, Outgoing
+from bot.features.chat.answer_lines import answer_lines, shown
 from bot.features.chat.why import WhyStore
 from bot.features.chat.window import ChatLog
-from bot.storage.models import utcnow
+from bot.llm.extract import asks, stated_facts
+from bot.memory import FactError, JudgeFn
+from bot.storage.models import Source, utcnow
 
 NO_MODEL = "(The language model isn't available right now, so I can only answer from what I remember.)"
+SAVE_ACTION = "save_offer"
+HINT = (
+    "Without the language model I can't chat, but I can remember things for you: "
+    "write “remember: <fact>” to save one, or /help to see everything I can do."
+)
+SMALL_TALK_AGAIN = "(Without the language model I can't chat, but I can answer questions about what you told me.)"
+
+# the AI judge for one person's saves, or None
+JudgeFor = Callable[[int], JudgeFn | None]
 
 
 def fallback_note(reason: str) -> str:
@@ -34,26 +56,53 @@ def fallback_note(reason: str) -> str:
     return NO_MODEL
 
 
-async def memory_answer(core: Core, turn: Turn, text: str, note: str = NO_MODEL) -> Outgoing:
-    """Answer from memory alone: the memories that match the message, quoted."""
-    if turn.is_group:
-        return Outgoing(f"I can't answer that here without a model, and I never share your memories in a group. {note}")
-    found = await core.memory.search(turn.owner_id, text, limit=5)
-    if not found:
-        return Outgoing(f"I don't have anything saved about that yet. {note}")
-    lines = ["Here is what I remember about that:"]
-    lines += [f"• {m.text}{render.dates_note(m)}" + ("" if m.status == "current" else f" ({m.status})") for m in found]
-    lines.append(note)
-    return Outgoing("\n".join(lines))
+def message_kind(text: str) -> str:
+    """"statement" (a lasting fact about the person, to offer for saving), "question" (to
+    answer from memory) or "small_talk". A message that states something is a statement even
+    if it also asks: saving what a person said matters more than an answer they can ask again."""
+    if stated_facts(text):
+        return "statement"
+    if asks(text):
+        return "question"
+    return "small_talk"
+
+
+def offer_text(facts: Sequence[str]) -> str:
+    if len(facts) == 1:
+        return f"Shall I remember this? {render.quote(facts[0], 1000)}"
+    lines = ["Shall I remember these?"]
+    lines += [f"{n}. {render.quote(f, 1000)}" for n, f in enumerate(facts, 1)]
+    return "\n".join(lines)
+
+
+def offer_buttons(facts: Sequence[str]) -> list[list[ButtonSpec]]:
+    """Save (one fact) or Save 1 .. Save n and Save all. Each button stands alone (saving one
+    fact leaves the others' buttons working); saving a fact twice is refused as a duplicate."""
+    every = list(facts)
+    if len(every) == 1:
+        return [[ButtonSpec("Save", SAVE_ACTION, {"facts": every, "whole": True}, alone=True)]]
+    row = [ButtonSpec(f"Save {n}", SAVE_ACTION, {"facts": [f], "whole": False}, alone=True)
+           for n, f in enumerate(every, 1)]
+    return [row, [ButtonSpec("Save all", SAVE_ACTION, {"facts": every, "whole": True}, alone=True)]]
+
+
+def same_words(text: str) -> str:
+    """A fact as compared for "already saved": case, spacing and end punctuation aside."""
+    return " ".join(text.casefold().split()).rstrip(".!…")
+
+
+def no_judge(owner_id: int) -> JudgeFn | None:
+    return None
 
 
 class MemoryAnswers:
     """The chat handler without a model, and the fallback the model turn uses: the answer is
-    logged like any chat answer and recorded for /why."""
+    logged like any chat answer and recorded for /why; Save offers are pressed here too."""
 
-    def __init__(self, log: ChatLog, why: WhyStore) -> None:
+    def __init__(self, log: ChatLog, why: WhyStore, judge_for: JudgeFor = no_judge) -> None:
         self.log = log
         self.why = why
+        self.judge_for = judge_for
 
     async def on_chat(self, core: Core, turn: Turn, intent: c.Chat, msg: Incoming) -> list[Outgoing]:
         """A plain message when no model is configured."""
@@ -61,20 +110,97 @@ class MemoryAnswers:
         return [await self.answer(core, turn, msg.text, "no_key", [])]
 
     async def answer(self, core: Core, turn: Turn, text: str, reason: str, done: Sequence[str]) -> Outgoing:
-        """The answer without the model: what memory holds on the message, a plain note, and
+        """The reply without the model, by what the message is (see the module's docstring), and
         what tools already changed before the model stopped."""
-        out = await memory_answer(core, turn, text, fallback_note(reason))
+        note = fallback_note(reason)
+        memories: list[dict[str, Any]] = []
+        recall_mode = ""
+        if turn.is_group:
+            out = Outgoing(f"I can't answer that here without a model, and I never share your memories in a group. {note}")
+        else:
+            kind = "question" if done else message_kind(text)  # a tool already handled a statement
+            if kind == "statement":
+                out = await self._offer(core, turn, stated_facts(text), reason, note)
+            elif kind == "question":
+                out, memories, recall_mode = await self._from_recall(core, turn, text, note)
+            else:
+                out = reply(turn, await self._small_talk(turn, reason, note))
         if done:
             out = Outgoing(
                 text=out.text + "\n\nDone before the model stopped:\n" + "\n".join(f"✓ {c}" for c in done),
                 private=out.private,
+                buttons=out.buttons,
             )
         await self.log.log(turn, "assistant", out.text, None)
-        used: list[dict[str, Any]] = []
-        if not turn.is_group:
-            found = await core.memory.search(turn.owner_id, text, limit=5)
-            used = [{"id": m.id, "text": m.text, "parts": {}} for m in found]
         record = {"at": utcnow().isoformat(), "mode": "group" if turn.is_group else "memory_only",
-                  "memories": used, "episodes": [], "procedures": []}
+                  "recall": recall_mode, "memories": memories, "episodes": [], "procedures": []}
         await self.why.store(turn.owner_id, record)
         return out
+
+    async def _from_recall(self, core: Core, turn: Turn, text: str, note: str) -> tuple[Outgoing, list[dict[str, Any]], str]:
+        """The answer to a question: what recall gives the model, as lines a person can trust."""
+        recalled = await core.memory.recall(turn.owner_id, text, record_use=False)
+        lines = answer_lines(recalled.items)
+        used = [i.id for i in shown(recalled.items)]
+        await core.memory.record_use(turn.owner_id, used)
+        memories = [{"id": i, "text": recalled.texts.get(i, ""),
+                     "parts": {k: round(float(v), 4) for k, v in recalled.parts.get(i, {}).items()}} for i in used]
+        if not lines:
+            return reply(turn, f"I don't have anything saved about that yet. {note}"), memories, recalled.mode
+        body = "\n".join(["Here is what I remember about that:", *lines, note])
+        return reply(turn, body), memories, recalled.mode
+
+    async def _offer(self, core: Core, turn: Turn, facts: list[str], reason: str, note: str) -> Outgoing:
+        """The Save offer for what is not saved already (word for word); "I already know that"
+        for what is."""
+        known, new = [], []
+        for fact in facts:
+            (known if await self._saved_already(core, turn.owner_id, fact) else new).append(fact)
+        lines = [f"I already know that: {render.quote(f, 1000)}" for f in known]
+        buttons: tuple = ()
+        if new:
+            lines.append(offer_text(new))
+            buttons = await core.buttons.issue(turn.owner_id, offer_buttons(new))
+        if reason != "no_key":
+            lines.append(note)
+        return reply(turn, "\n".join(lines), buttons=buttons)
+
+    @staticmethod
+    async def _saved_already(core: Core, owner_id: int, fact: str) -> bool:
+        """Whether a current memory says exactly this (case, spacing and end punctuation aside).
+        Near duplicates are left to the save itself, which refuses them with the same words."""
+        want = same_words(fact)
+        return any(m.status == "current" and same_words(m.text) == want
+                   for m in await core.memory.search(owner_id, fact, limit=5))
+
+    async def _small_talk(self, turn: Turn, reason: str, note: str) -> str:
+        """The hint once per conversation (while it is in this chat's open window), then a
+        short note."""
+        window = await self.log.window(turn)
+        if any(role == "assistant" and HINT in said for role, said in window):
+            return SMALL_TALK_AGAIN if reason == "no_key" else note
+        return HINT if reason == "no_key" else f"{note} {HINT}"
+
+    async def on_save_press(self, core: Core, turn: Turn, claim: Claim, press: ButtonPress) -> list[Outgoing]:
+        """Save what the person confirmed, through the same path as remember: (duplicates refused,
+        possible replacements asked about). Saving every offered fact replaces the offer; saving
+        one of several answers below it, so the other buttons stay."""
+        facts = [f for f in claim.payload.get("facts", []) if isinstance(f, str) and f.strip()]
+        if not facts:
+            return [Outgoing(notice="This button is not valid (any more).")]
+        outs: list[Outgoing] = []
+        for fact in facts:
+            try:
+                result = await core.memory.remember(
+                    turn.owner_id, fact, source=Source.COMMAND.value, source_ref=press.message_id,
+                    judge=self.judge_for(turn.owner_id),
+                )
+            except FactError as exc:
+                outs.append(reply(turn, str(exc)))
+                continue
+            outs.append(await describe_save(core, turn, result))
+        if claim.payload.get("whole") and outs:
+            first = outs[0]
+            outs[0] = Outgoing(text=first.text, buttons=first.buttons, private=first.private,
+                               edit_of=press.message_id, notice="Saved.")
+        return outs

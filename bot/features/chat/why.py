@@ -27,8 +27,13 @@ PART_ORDER = ("relevance", "importance", "confidence", "recency", "frequency", "
 
 MODE_NOTES = {
     "group": "My last answer was in a group chat, where I never use your memories.",
-    "memory_only": "The model was not available, so I answered from memory alone (keyword search).",
+    "memory_only": "The model was not available, so I answered from memory alone",
     "rate_limited": "",
+}
+RECALL_NOTES = {  # how an answer from memory alone searched: the same recall the model's context uses
+    "hybrid": ", with the same recall the model's context uses (keyword and meaning search).",
+    "keyword": ", with the same recall the model's context uses (keyword search; the embedding model was not loaded).",
+    "": ".",
 }
 
 
@@ -66,7 +71,10 @@ def render_why(record: dict[str, Any], alive: dict[int, str | None]) -> str:
     memories = record.get("memories") or []
     lines: list[str] = []
     if MODE_NOTES.get(mode):
-        lines.append(MODE_NOTES[mode])
+        note = MODE_NOTES[mode]
+        if mode == "memory_only":
+            note += RECALL_NOTES.get(str(record.get("recall", "")), ".")
+        lines.append(note)
     if not memories:
         if mode != "group":
             lines.append("My last answer didn't use any of your memories.")

@@ -27,6 +27,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bot.storage.search_text import emoji_words, has_unspaced, run_grams, split_unspaced
+
 __all__ = [
     "COMMON_TERM_MIN_COUNT",
     "COMMON_TERM_SHARE",
@@ -40,6 +42,7 @@ __all__ = [
     "timeline_around",
     "timeline_rows",
     "memory_rows",
+    "predecessor_rows",
     "vector_query_text",
     "fts_match",
     "fts_query",
@@ -53,6 +56,8 @@ _MAX_TIMELINE_IDS = 400  # far more candidates than recall ever asks about
 MAX_QUERY_TERMS = 32  # a long paste is cut to its first 32 distinct content words
 MAX_TERM_CHARS = 48  # longer "words" are noise (hashes, base64); they never help recall
 _MAX_SCAN_CHARS = 20_000  # only the start of a huge text is looked at
+# what PostgreSQL's index is built on (bot/storage/schema.py): the search form when there is one
+PG_SEARCH_TEXT = "coalesce(search_text, text)"
 
 # English stop words: auxiliaries, pronouns, question words ("what", "when") and contraction
 # fragments ("don't" -> "don", "t"). None of them says what a memory is about.
@@ -83,23 +88,39 @@ def query_terms(text: str, max_terms: int = MAX_QUERY_TERMS) -> list[str]:
     """The searchable words of `text`: lower-cased, NFKC-normalised, stop words dropped.
 
     Distinct, in order of first appearance, at most `max_terms`. Single characters are dropped
-    unless they are digits ("3 kids"). Only letters and digits survive, so a term can be quoted
-    for FTS5 or PostgreSQL without any further escaping.
+    unless they are digits ("3 kids") or a word of a script written without spaces. A run of
+    Chinese, Japanese or Korean characters is searched by its character pairs ("我住在柏林" ->
+    我住, 住在, 在柏, 柏林), which the index holds beside the text (bot/storage/search_text.py);
+    emoji by the words of their names ("🐶" -> dog). Only letters and digits survive, so a term
+    can be quoted for FTS5 or PostgreSQL without any further escaping.
     """
     if not text:
         return []
     norm = unicodedata.normalize("NFKC", text[:_MAX_SCAN_CHARS]).casefold()
     out: list[str] = []
     seen: set[str] = set()
-    for tok in _TOKEN.findall(norm):
+
+    def add(tok: str, *, short_ok: bool = False) -> bool:
         if len(tok) > MAX_TERM_CHARS or tok in STOP_WORDS or tok in seen:
-            continue
-        if len(tok) == 1 and not tok.isdigit():
-            continue
+            return False
+        if len(tok) == 1 and not (tok.isdigit() or short_ok):
+            return False
         seen.add(tok)
         out.append(tok)
-        if len(out) >= max_terms:
-            break
+        return len(out) >= max_terms
+
+    for tok in _TOKEN.findall(norm):
+        if not has_unspaced(tok):
+            if add(tok):
+                return out
+            continue
+        for unspaced, run in split_unspaced(tok):
+            for term in run_grams(run, unigrams=False) if unspaced else [run]:
+                if add(term, short_ok=unspaced):
+                    return out
+    for word in emoji_words(norm):
+        if add(word):
+            return out
     return out
 
 
@@ -204,7 +225,7 @@ def term_counts(conn: sa.Connection, owner_id: int, terms: list[str],
             params[f"t{i}"] = term
             parts.append(
                 f"SELECT CAST(:t{i} AS TEXT), count(*) FROM memory WHERE owner_id = :owner "
-                f"AND to_tsvector('english', text) @@ to_tsquery('english', :q{i})")
+                f"AND to_tsvector('english', {PG_SEARCH_TEXT}) @@ to_tsquery('english', :q{i})")
     else:
         raise ValueError(f"keyword search does not support the {dialect!r} dialect")
     sql = " UNION ALL ".join(parts)
@@ -263,10 +284,10 @@ _SQLITE_SQL_TOP = sa.text(
 
 _PG_SQL = sa.text(
     """
-    SELECT m.id, ts_rank_cd(to_tsvector('english', m.text), q.q) AS score
+    SELECT m.id, ts_rank_cd(to_tsvector('english', coalesce(m.search_text, m.text)), q.q) AS score
     FROM memory AS m, to_tsquery('english', :tsq) AS q(q)
     WHERE m.owner_id = :owner
-      AND to_tsvector('english', m.text) @@ q.q
+      AND to_tsvector('english', coalesce(m.search_text, m.text)) @@ q.q
       AND m.status != 'deleted' AND m.deleted_at IS NULL
       AND (:archived OR NOT m.archived)
     ORDER BY score DESC, m.id
@@ -490,6 +511,30 @@ def memory_rows(conn: sa.Connection, owner_id: int, ids: list[int], columns: Seq
     if found is not None:
         return found
     stmt = sa.text(f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND id IN :ids ORDER BY id").bindparams(
+        sa.bindparam("ids", expanding=True)).columns(*columns)
+    return list(conn.execute(stmt, {"owner": int(owner_id), "ids": ids}))
+
+
+def predecessor_rows(conn: sa.Connection, owner_id: int, ids: list[int], columns: Sequence[sa.ColumnClause]) -> list[Any]:
+    """The rows (with `columns`) of the owner's memories that were replaced by one of `ids`
+    (replaced_by IN ids), neither deleted nor archived: an index range on (owner_id,
+    replaced_by) per id."""
+    ids = sorted({int(i) for i in ids})
+    if not ids:
+        return []
+    select_list = ", ".join(c.name for c in columns)
+    # CROSS JOIN keeps the ids as the outer loop, so each is one lookup in (owner_id,
+    # replaced_by); left to itself the planner scans the owner's every memory instead
+    found = _sqlite_json_rows(
+        conn, ("predecessors", select_list),
+        lambda: (f"SELECT DISTINCT {', '.join(f'm.{c.name}' for c in columns)} FROM json_each(:ids) AS j "
+                 f"CROSS JOIN memory AS m WHERE m.owner_id = :owner AND m.replaced_by = j.value "
+                 f"AND m.deleted_at IS NULL AND NOT m.archived ORDER BY m.id"),
+        columns, {"owner": int(owner_id), "ids": json.dumps(ids)},
+    )
+    if found is not None:
+        return found
+    stmt = sa.text(f"SELECT {select_list} FROM memory WHERE {_ROWS_WHERE} AND replaced_by IN :ids ORDER BY id").bindparams(
         sa.bindparam("ids", expanding=True)).columns(*columns)
     return list(conn.execute(stmt, {"owner": int(owner_id), "ids": ids}))
 

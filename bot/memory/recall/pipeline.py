@@ -10,7 +10,10 @@ The read side of memory for the model, in the steps the retrieval research settl
    keyword hit (so both sides score every candidate);
 3. the neighbours of every candidate in the owner's timeline (a memory saved next to a match,
    within the hour, shares a little of its score: a conversation's answer often sits one turn
-   away from the words that match);
+   away from the words that match), and the topic of every candidate: the memories of its
+   replaced_by chain, which share the best score among them (scoring.successor_boost), so
+   "where do I live?" finds "I moved to Berlin" through the word "live" of the London it
+   replaced; a question about the past also reads the older values a candidate replaced;
 4. fusion and the five-factor score (scoring.rank_for_recall): relevance 50%, importance 15%,
    confidence 15%, recency 10% (from the owner's newest memory, gated by relevance),
    frequency 10%; identity facts win identity questions; memories saved around a date named in
@@ -18,9 +21,10 @@ The read side of memory for the model, in the steps the retrieval research settl
 5. assembly into labelled blocks under the budgets (context.assemble_context); historical
    memories only when the question is about the past.
 
-Without a model, step 2 is skipped and keyword relevance serves alone; recall never fails for
-want of vectors. Only memories actually injected into a real chat turn get uses += 1;
-benchmarks and /why read without writing.
+Without an embedding model, step 2 is skipped and keyword relevance serves alone; recall never
+fails for want of vectors. Only memories actually injected into a real chat turn get uses += 1;
+benchmarks and /why read without writing. Answers without a language model
+(bot/features/chat/fallback.py) are rendered from this same result (`Recalled.items`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import NamedTuple
 
 import sqlalchemy as sa
@@ -47,6 +51,26 @@ KEYWORD_CANDIDATES = 50
 VECTOR_CANDIDATES = 50
 RANKED_CANDIDATES = 40  # what assembly chooses from (the benchmark scores the top 20)
 LIVE_STATUSES = ("current", "unsure", "historical")
+MAX_SUCCESSOR_HOPS = 8  # a replacement chain longer than this is followed no further
+
+
+@dataclass(frozen=True)
+class RecalledMemory:
+    """One memory of the context, with what a person-facing answer needs to render it honestly:
+    its state, its dates, what replaced it, and the evidence that it matches the question."""
+
+    id: int
+    text: str
+    status: str  # current | unsure | historical
+    valid_from: date | None
+    valid_until: date | None
+    replaced_by: int | None  # the live memory at the end of its replacement chain, if any
+    # the evidence that it or another value of its topic (the memories of one replacement chain,
+    # scoring.successor_boost) answers the question:
+    keyword: float  # the best full-text score; 0.0 when none shares a searchable word with it
+    cosine: float | None  # the best cosine to the question; None without vectors
+    relevance: float  # 0..1, relative to this question's best candidate
+    successor_of: tuple[int, ...] = ()  # for a live memory, the older memories it replaced
 
 
 @dataclass
@@ -57,6 +81,8 @@ class Recalled:
     texts: dict[int, str] = field(default_factory=dict)
     ranked: list[int] = field(default_factory=list)  # best first, before budgets and blocks
     mode: str = "keyword"  # keyword | hybrid
+    items: list[RecalledMemory] = field(default_factory=list)  # the memory_ids, in that order
+    past_question: bool = False  # whether historical memories were allowed in
 
 
 @dataclass(frozen=True)
@@ -114,6 +140,7 @@ class Row(NamedTuple):
     importance: float
     confidence: float
     uses: int
+    replaced_by: int | None
 
 
 @dataclass(frozen=True)
@@ -121,12 +148,13 @@ class DetailStage:
     neighbours: dict[int, list[tuple[int, int]]]
     rows: dict[int, Row]
     newest: datetime | None
+    successors: dict[int, int] = field(default_factory=dict)  # historical id -> its live successor
 
 
 _DETAIL_COLUMNS = tuple(
     Memory.__table__.c[name]  # type: ignore[attr-defined]
     for name in ("id", "text", "status", "category", "valid_from", "valid_until", "created_at", "importance",
-                 "confidence", "uses")
+                 "confidence", "uses", "replaced_by")
 )
 
 
@@ -208,10 +236,13 @@ def detail_stage(
     dialect: str,
     newest_cache: NewestCache | None = None,
     timeline: TimelineIndex | None = None,
+    past_question: bool = False,
 ) -> DetailStage:
     """Steps 3 and the facts of step 4, in one transaction: the neighbours of the candidates on the
-    person's timeline (from the in-process timeline when given, else read around them), and what
-    scoring and assembly need to know about the candidates and their neighbours."""
+    person's timeline (from the in-process timeline when given, else read around them), what
+    scoring and assembly need to know about the candidates and their neighbours, and the
+    candidates' topics (the live memory at the end of each historical one's replacement chain;
+    for a question about the past, also the older values the candidates replaced)."""
     conn = s.connection()
     params = scoring.FusionParams()
     known_max: int | None | object = ...  # unknown: the timeline reads it itself
@@ -235,13 +266,69 @@ def detail_stage(
     wanted = set(candidate_ids)
     for mid in candidate_ids:
         wanted.update(other for other, _ in neighbours.get(mid, ()))
+    rows = _recallable(search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS))
+    if past_question:
+        _read_predecessors(conn, owner_id, rows, candidate_ids)
+    return DetailStage(neighbours, rows, newest, _successors(conn, owner_id, rows, candidate_ids))
+
+
+def _read_predecessors(conn: sa.Connection, owner_id: int, rows: dict[int, Row], candidate_ids: list[int]) -> None:
+    """Read into `rows` the older memories that the candidates replaced, back along their
+    chains: a question about the past wants every past value of a topic whose present value
+    matched ("where was I based before?" shares a word only with "I'm based in Lyon now")."""
+    frontier = [mid for mid in candidate_ids if mid in rows]
+    for _ in range(MAX_SUCCESSOR_HOPS):
+        if not frontier:
+            break
+        found = _recallable(search.predecessor_rows(conn, owner_id, frontier, _DETAIL_COLUMNS))
+        frontier = [mid for mid in found if mid not in rows]
+        rows.update({mid: found[mid] for mid in frontier})
+        if not frontier:
+            break
+
+
+def _recallable(raw: list[tuple[object, ...]]) -> dict[int, Row]:
     rows: dict[int, Row] = {}
-    for r in search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS):
+    for r in raw:
         row = Row._make(r)
         if row.status not in LIVE_STATUSES or not row.text:
             continue  # cannot be recalled
         rows[int(row.id)] = row
-    return DetailStage(neighbours, rows, newest)
+    return rows
+
+
+def _successors(conn: sa.Connection, owner_id: int, rows: dict[int, Row], candidate_ids: list[int]) -> dict[int, int]:
+    """{historical id: the live memory at the end of its replaced_by chain}, for every historical
+    row; the chains of the candidates are read into `rows` as well (a neighbour's chain is not:
+    it has no score of its own to pass on). Usually nothing to read: a chain's members are often
+    candidates already, and a person without settled changes has none."""
+    tried: set[int] = set()
+    chain = {mid for mid in candidate_ids if mid in rows}
+    for _ in range(MAX_SUCCESSOR_HOPS):
+        nexts = {int(rows[mid].replaced_by) for mid in chain  # type: ignore[arg-type]
+                 if rows[mid].status == "historical" and rows[mid].replaced_by}
+        missing = sorted(nexts - rows.keys() - tried)
+        chain = nexts & rows.keys()
+        if missing:
+            tried.update(missing)  # a deleted or archived successor is not read again
+            found = _recallable(search.memory_rows(conn, owner_id, missing, _DETAIL_COLUMNS))
+            rows.update(found)
+            chain |= found.keys()
+        if not chain:
+            break
+    out: dict[int, int] = {}
+    for mid, row in rows.items():
+        if row.status != "historical":
+            continue
+        seen, nxt = {mid}, row.replaced_by
+        while nxt is not None and int(nxt) in rows and int(nxt) not in seen:
+            after = rows[int(nxt)]
+            if after.status != "historical":
+                out[mid] = int(after.id)
+                break
+            seen.add(int(nxt))
+            nxt = after.replaced_by
+    return out
 
 
 def gather_stage(
@@ -262,7 +349,8 @@ def gather_stage(
         kw = keyword_stage(s, owner_id, query, dialect, few_limit, with_counts=False)
     vector = vector_hits(list(kw.keyword)) if vector_hits is not None else {}
     candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
-    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline)
+    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline,
+                                    past_question=is_past_question(query))
 
 
 def rank(
@@ -286,6 +374,7 @@ def rank(
         newest=detail.newest,
         half_life_days=half_life_days,
         weights=weights,
+        successors=detail.successors,
     )
     # the rest of a person's few memories, after every match, ranked by what they are
     seen = {mid for mid, _ in ranked}
@@ -314,8 +403,11 @@ def assemble(
     max_tokens: int,
     model_context_tokens: int,
     mode: str,
+    keyword: dict[int, float] | None = None,
+    vector: dict[int, float] | None = None,
 ) -> Recalled:
-    """Step 5 (pure): the labelled blocks within the budgets."""
+    """Step 5 (pure): the labelled blocks within the budgets; `keyword` and `vector` (the
+    candidates' raw scores) go into the items, as the evidence an answer for a person needs."""
     top = ranked[:RANKED_CANDIDATES]
     candidates = [
         Candidate(
@@ -328,13 +420,39 @@ def assemble(
         )
         for mid, parts in top
     ]
+    past = is_past_question(query)
     ctx = assemble_context(
         candidates,
-        past_question=is_past_question(query),
+        past_question=past,
         max_memories=max_memories,
         max_tokens=recall_token_budget(model_context_tokens, max_tokens),
     )
     parts = dict(top)
+    keyword, vector = keyword or {}, vector or {}
+    topics: dict[int, list[int]] = {}  # a live memory -> it and the older memories it replaced
+    for old, new in detail.successors.items():
+        topics.setdefault(new, [new]).append(old)
+    items = []
+    for i in ctx.memory_ids:
+        row = detail.rows[i]
+        if topics:
+            end = detail.successors.get(i, i)
+            members = topics.get(end, [i])
+            cosines = [vector[j] for j in members if j in vector]
+            best_keyword = max(keyword.get(j, 0.0) for j in members)
+            olds = tuple(sorted(j for j in members if j != i)) if end == i else ()
+        else:  # no settled changes among the candidates (the usual case)
+            cosines = [vector[i]] if i in vector else []
+            best_keyword, olds = keyword.get(i, 0.0), ()
+        items.append(RecalledMemory(
+            id=i, text=row.text, status=row.status,
+            valid_from=row.valid_from, valid_until=row.valid_until,  # type: ignore[arg-type]
+            replaced_by=detail.successors.get(i),
+            keyword=float(best_keyword),
+            cosine=float(max(cosines)) if cosines else None,
+            relevance=float(parts[i].relevance),
+            successor_of=olds,
+        ))
     return Recalled(
         text=ctx.text,
         memory_ids=list(ctx.memory_ids),
@@ -342,6 +460,8 @@ def assemble(
         texts={i: detail.rows[i].text for i in ctx.memory_ids},
         ranked=[mid for mid, _ in ranked],
         mode=mode,
+        items=items,
+        past_question=past,
     )
 
 

@@ -9,7 +9,10 @@ Two stages, both measured on LoCoMo with bench/retrieval_lab.py (see its report)
    on LoCoMo: RRF throws away how far ahead the best match of each side is. `rrf` is kept for
    comparison. The vector side embeds the question without the owner's common words
    (search.vector_query_text), which is what makes it strong enough to weigh more.
-   Then two context boosts: a memory saved right next to a strong match (same conversation,
+   Then three context boosts: the values of one topic (a current memory and the older ones the
+   person settled it replaces: "I moved to Berlin" after "I live in London") share the best
+   score among them, since "where do I live?" may share a word with the old fact only; a memory
+   saved right next to a strong match (same conversation,
    within two saves) gets a share of that match's score, because the answer to a question often
    sits in the message after the one that shares its words; and when the question names a
    date ("on 3 June 2023", "in August 2023"), memories saved in that period get a bonus.
@@ -48,6 +51,7 @@ __all__ = [
     "rank_ids",
     "rrf",
     "score_memory",
+    "successor_boost",
 ]
 
 
@@ -210,6 +214,29 @@ def neighbour_boost(
     return out
 
 
+def successor_boost(scores: Mapping[int, float], successors: Mapping[int, int]) -> dict[int, float]:
+    """The values of one topic share its best score: a live memory and the older memories it
+    replaced (directly or along a chain) all get the best score among them. The present value
+    of a topic is as relevant as its past values ("where do I live?" shares a word with the old
+    "I live in London" only), and a question about the past wants every past value.
+
+    `successors` maps an older memory to the live memory at the end of its replacement chain
+    (London -> Berlin -> Hamburg gives London -> Hamburg and Berlin -> Hamburg). Members that
+    were not candidates become ones; historical ones reach a context only for past questions.
+    """
+    topics: dict[int, list[int]] = {}
+    for old, new in successors.items():
+        if old != new:
+            topics.setdefault(new, [new]).append(old)
+    out = dict(scores)
+    for members in topics.values():
+        best = max(scores.get(m, 0.0) for m in members)
+        if best > 0.0:
+            for m in members:
+                out[m] = max(out.get(m, 0.0), best)
+    return out
+
+
 def date_bonus(
     scores: Mapping[int, float],
     created_at: Mapping[int, datetime | None],
@@ -248,9 +275,13 @@ def relevance_scores(
     created_at: Mapping[int, datetime | None] | None = None,
     period: tuple[datetime, datetime] | None = None,
     params: FusionParams = FusionParams(),
+    successors: Mapping[int, int] | None = None,
 ) -> dict[int, float]:
-    """Stage 1 end to end: fuse, boost by neighbours and by the named period, scale to 0..1."""
+    """Stage 1 end to end: fuse, pass scores on to successors, boost by neighbours and by the
+    named period, scale to 0..1."""
     fused = fuse_scores(keyword, vector, params.keyword_weight)
+    if successors:
+        fused = successor_boost(fused, successors)
     if neighbours:
         fused = neighbour_boost(fused, neighbours, params.neighbour_share)
     if period is not None and created_at:
@@ -387,6 +418,7 @@ def rank_for_recall(
     half_life_days: float = 30.0,
     weights: Weights = Weights(),
     params: FusionParams = FusionParams(),
+    successors: Mapping[int, int] | None = None,
 ) -> list[tuple[int, ScoreParts]]:
     """Both stages for one question: (memory id, parts), best first.
 
@@ -394,10 +426,11 @@ def rank_for_recall(
     hits (VectorIndex.similarities), so both sides score every candidate they can;
     `facts`: every id that may appear (candidates and their neighbours); ids without facts are
     dropped (deleted between the reads). `newest`: created_at of the owner's newest memory.
+    `successors`: older memory -> the live memory that replaced it (see successor_boost).
     """
     created = {mid: f.created_at for mid, f in facts.items()}
     rel = relevance_scores(keyword, vector, neighbours=neighbours, created_at=created,
-                           period=period, params=params)
+                           period=period, params=params, successors=successors)
     score = _scorer(weights)
     recency = _recency_from(newest, half_life_days)
     out = []

@@ -24,6 +24,7 @@ from bot.memory.index.keyword import (
     timeline_around,
     vector_query_text,
 )
+from bot.storage.schema import POSTGRES_FTS_DDL, SQLITE_FTS_DDL
 from tests.conftest import TEST_POSTGRES_URL, drop_pg_schema, require_postgres
 
 HOSTILE = [
@@ -66,6 +67,16 @@ HOSTILE = [
         ("", []),
         ("hello hello HELLO", ["hello"]),
         ("snake_case_word", ["snake", "case", "word"]),
+        # scripts without spaces: a run is searched by its character pairs, one alone by itself
+        ("柏林", ["柏林"]),
+        ("我住在柏林", ["我住", "住在", "在柏", "柏林"]),
+        ("猫", ["猫"]),
+        ("iPhone手机?", ["iphone", "手机"]),
+        ("서울에", ["서울", "울에"]),
+        # emoji by the words of their names
+        ("🐶", ["dog"]),
+        ("my 🍕!", ["slice", "pizza"]),
+        ("🇩🇪 😀", []),
     ],
 )
 def test_query_terms(text: str, terms: list[str]) -> None:
@@ -134,25 +145,19 @@ def test_vector_query_text_falls_back_when_nothing_left() -> None:
     assert vector_query_text("Where did Caroline hike?", {"caroline": 5}, 10) == \
         "Where did Caroline hike?"  # a small memory keeps its words
 
+# A small memory table with the columns search reads, and the product's own full-text DDL.
 SQLITE_DDL = [
     """CREATE TABLE memory (id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
-        status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
+        search_text TEXT, status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT 0,
         category TEXT, deleted_at TIMESTAMP, created_at TIMESTAMP)""",
-    "CREATE VIRTUAL TABLE memory_fts USING fts5(owner_tag, text, "
-    "tokenize='porter unicode61 remove_diacritics 2')",
-    "CREATE TRIGGER memory_fts_ai AFTER INSERT ON memory BEGIN "
-    "INSERT INTO memory_fts(rowid, owner_tag, text) VALUES (new.id, 'o' || new.owner_id, new.text); END",
-    "CREATE TRIGGER memory_fts_ad AFTER DELETE ON memory BEGIN "
-    "DELETE FROM memory_fts WHERE rowid = old.id; END",
-    "CREATE TRIGGER memory_fts_au AFTER UPDATE OF text, owner_id ON memory BEGIN "
-    "UPDATE memory_fts SET owner_tag = 'o' || new.owner_id, text = new.text WHERE rowid = new.id; END",
+    *SQLITE_FTS_DDL,
 ]
 
 PG_DDL = [
     """CREATE TABLE memory (id SERIAL PRIMARY KEY, owner_id INTEGER NOT NULL, text TEXT NOT NULL,
-        status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT false,
+        search_text TEXT, status TEXT NOT NULL DEFAULT 'current', archived BOOLEAN NOT NULL DEFAULT false,
         category TEXT, deleted_at TIMESTAMP, created_at TIMESTAMP)""",
-    "CREATE INDEX ix_memory_tsv ON memory USING GIN (to_tsvector('english', text))",
+    *POSTGRES_FTS_DDL,
 ]
 
 ROWS = [

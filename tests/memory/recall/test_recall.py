@@ -109,3 +109,66 @@ async def test_any_query_text_is_safe(svc, query):
     o = await tesla_story(svc)
     r = await svc.recall(o, query, record_use=False)
     assert isinstance(r.text, str)
+
+
+async def many_others(svc, o: int) -> None:
+    """Enough unrelated memories that recall's "a person with few memories gets them all" does
+    not apply: only what matches (or belongs to the topic of a match) is a candidate."""
+    await svc.remember_many(o, [(f"I read book number {i} about gardening", None) for i in range(30)])
+
+
+async def moves(svc, o: int) -> tuple[int, int, int]:
+    london = (await svc.remember(o, "I live in London")).memory.id
+    berlin = (await svc.update_fact(o, london, "I moved to Berlin"))[0].id  # (new, old)
+    hamburg = (await svc.update_fact(o, berlin, "I moved to Hamburg"))[0].id
+    return london, berlin, hamburg
+
+
+async def test_a_present_question_finds_the_value_that_replaced_the_matching_one(svc):
+    """"where do I live?" shares a word only with the old London; the chain London -> Berlin ->
+    Hamburg makes Hamburg, the current value, as relevant, and the old values stay out."""
+    o = await svc.owner_for("console", "mover")
+    await many_others(svc, o)
+    london, berlin, hamburg = await moves(svc, o)
+    r = await svc.recall(o, "where do I live?", record_use=False)
+    assert r.memory_ids[0] == hamburg and london not in r.memory_ids and berlin not in r.memory_ids
+    (item,) = [i for i in r.items if i.id == hamburg]
+    assert item.status == "current" and item.keyword > 0 and set(item.successor_of) == {london, berlin}
+    assert not r.past_question
+
+
+async def test_a_past_question_finds_every_past_value_of_the_topic(svc):
+    o = await svc.owner_for("console", "mover")
+    await many_others(svc, o)
+    london, berlin, hamburg = await moves(svc, o)
+    r = await svc.recall(o, "where did I live before?", record_use=False)
+    assert {london, berlin, hamburg} <= set(r.memory_ids) and r.past_question
+    by_id = {i.id: i for i in r.items}
+    assert by_id[berlin].status == by_id[london].status == "historical"
+    assert by_id[berlin].replaced_by == by_id[london].replaced_by == hamburg
+    assert r.text.index("Hamburg") < r.text.index("historical, not current") < r.text.index("Berlin")
+
+
+async def test_a_deleted_successor_leaves_no_topic(svc):
+    o = await svc.owner_for("console", "mover")
+    await many_others(svc, o)
+    london, berlin, hamburg = await moves(svc, o)
+    await svc.delete(o, hamburg)
+    r = await svc.recall(o, "where do I live?", record_use=False)
+    assert not {london, berlin, hamburg} & set(r.memory_ids)  # past, and nothing current replaced them
+    past = await svc.recall(o, "where did I live before?", record_use=False)
+    assert london in past.memory_ids and hamburg not in past.memory_ids
+    assert all(i.replaced_by is None for i in past.items)
+
+
+async def test_a_replacement_loop_does_not_hang_recall(svc, database):
+    o = await svc.owner_for("console", "loop")
+    await many_others(svc, o)
+    a = (await svc.remember(o, "I live in Rome")).memory.id
+    b = (await svc.remember(o, "I live in Milan")).memory.id
+    with database.engine.begin() as conn:  # damage no code path writes, read anyway
+        conn.execute(sql("UPDATE memory SET status = 'historical', replaced_by = :b WHERE id = :a"), {"a": a, "b": b})
+        conn.execute(sql("UPDATE memory SET status = 'historical', replaced_by = :a WHERE id = :b"), {"a": a, "b": b})
+    svc.forget_cached(o)
+    r = await svc.recall(o, "where did I live before?", record_use=False)
+    assert {a, b} <= set(r.memory_ids) and all(i.replaced_by is None for i in r.items)

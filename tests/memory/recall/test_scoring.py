@@ -193,3 +193,23 @@ def test_rank_for_recall_uses_all_factors() -> None:
     assert who[0][0] == 3 and who[0][1].identity == 1.0
     # ids without facts (deleted meanwhile) are dropped
     assert [m for m, _ in sc.rank_for_recall({9: 1.0}, {}, facts)] == []
+
+
+@pytest.mark.parametrize(
+    ("scores", "successors", "expected"),
+    [
+        # the current value inherits the matching old one's score
+        ({1: 0.8}, {1: 3}, {1: 0.8, 3: 0.8}),
+        # a chain is one topic: every member gets its best
+        ({1: 0.8, 7: 0.1}, {1: 3, 2: 3}, {1: 0.8, 2: 0.8, 3: 0.8, 7: 0.1}),
+        # the current one matching lends its score to its past values (past questions want them)
+        ({3: 0.5}, {1: 3}, {1: 0.5, 3: 0.5}),
+        # a member's own better score stays
+        ({1: 0.4, 3: 0.9}, {1: 3}, {1: 0.9, 3: 0.9}),
+        # a topic nobody matched adds nothing
+        ({7: 0.2}, {1: 3}, {7: 0.2}),
+        ({}, {}, {}),
+    ],
+)
+def test_successor_boost(scores, successors, expected) -> None:
+    assert sc.successor_boost(scores, successors) == expected

@@ -1,0 +1,136 @@
+"""Conversations about life changes, without a model, through the real core on SQLite and
+PostgreSQL: after a settled change (the person pressed "Mark older as past", or used /update
+where the bot did not ask), a question about now never shows the old value as current and shows
+the new one; a question about the past finds the old value, labelled "(before)" on its line.
+
+The stories are in tests/support/stories.py (moves, jobs, cars, partners, diets, pets, phones,
+contact details, tastes). The same stories run with the embedding model in
+test_change_conversations_minilm.py and with the stand-in model in
+test_change_conversations_model.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.stories import STORIES, Story
+from tests.support.talk import Talk, lines_with, shown_as_current
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def check_now(answer: str, story: Story) -> None:
+    assert shown_as_current(answer, story.old_marker) == [], f"old value shown as current:\n{answer}"
+    assert [line for line in lines_with(answer, story.new_marker) if not line.endswith(")")], \
+        f"the new value is missing:\n{answer}"
+
+
+def check_before(answer: str, story: Story) -> None:
+    old_lines = lines_with(answer, story.old_marker)
+    assert old_lines and all(line.endswith("(before)") for line in old_lines), f"old value not found as past:\n{answer}"
+    assert shown_as_current(answer, story.old_marker) == []
+
+
+@pytest.mark.parametrize("story", STORIES, ids=[s.id for s in STORIES])
+async def test_after_a_change_now_and_before(core, story: Story) -> None:
+    talk = Talk(core)
+    await talk.say("remember: I love jazz")  # other things the person told
+    await talk.say("remember: My sister is called Ingrid")
+    await talk.change(story.old, story.new)
+    check_now((await talk.say(story.now)).text, story)
+    check_before((await talk.say(story.before)).text, story)
+    check_now((await talk.say(story.now)).text, story)  # asking about the past changed nothing
+
+
+# one story per topic: a person has one home, one job, one car ... at a time
+LONG_LIFE = {
+    "move: I live in London -> I moved to Berlin",
+    "job: I work at Google -> I work at Spotify now",
+    "car: I drive a Golf -> I drive a Tesla now",
+    "partner: My boyfriend is Tom -> My boyfriend is Jake",
+    "diet: I eat everything -> I became vegetarian",
+    "habit: I smoke -> I quit smoking last year",
+    "pet: I have a cat -> I gave my cat to my sister",
+    "phone: My phone number is 555-1234 -> My phone number is 555-9999",
+    "contact: My email is sam@oldmail.com -> My email is sam@newmail.com",
+    "taste: My favourite food is sushi -> My favourite food is ramen now",
+    "taste: I support Arsenal -> I support Spurs now",
+}
+
+
+async def test_a_long_life_of_changes_in_one_memory(core) -> None:
+    """Many changes in one person's memory, among many other facts: every topic answers with
+    its newest value, whatever else was said in between."""
+    talk = Talk(core)
+    life = [s for s in STORIES if s.id in LONG_LIFE]
+    assert len(life) == len(LONG_LIFE)
+    for n in range(25):
+        await talk.say(f"remember: I read a book about gardening, volume {n}")
+    for story in life:
+        await talk.change(story.old, story.new)
+    for story in life:
+        check_now((await talk.say(story.now)).text, story)
+        check_before((await talk.say(story.before)).text, story)
+
+
+async def test_moving_three_times(core) -> None:
+    talk = Talk(core)
+    await talk.change("I live in London", "I moved to Berlin")
+    q = await talk.say("remember: I moved to Hamburg")
+    await talk.press(q, "Mark older as past")
+    q = await talk.say("remember: Now I live in Munich")
+    if any(b.label.startswith("Mark older") for b in q.all_buttons):
+        await talk.press(q, "Mark older as past")
+    else:  # the rules did not ask: settle by hand, as a person would
+        await talk.say("/undo")
+        listing = await talk.say("/memories current")
+        from tests.support.talk import number_of
+
+        await talk.say(f"/update {number_of(listing.text, 'I moved to Hamburg')} Now I live in Munich")
+    now = (await talk.say("where do I live?")).text
+    for old in ("London", "Berlin", "Hamburg"):
+        assert shown_as_current(now, old) == [], now
+    assert lines_with(now, "Munich") == ["• Now I live in Munich"]
+    before = (await talk.say("where did I live before?")).text
+    assert [line for line in before.splitlines() if line.startswith("• ")][0] == "• Now I live in Munich"
+    for old in ("London", "Berlin", "Hamburg"):
+        assert lines_with(before, old) and all(line.endswith("(before)") for line in lines_with(before, old)), before
+
+
+async def test_keep_both_keeps_both_current(core) -> None:
+    """A person who says both stay true gets both as current (nothing was settled as past)."""
+    talk = Talk(core)
+    await talk.say("remember: I live in London")
+    q = await talk.say("remember: I moved to Berlin")
+    await talk.press(q, "Keep both")
+    now = (await talk.say("where do I live, London or Berlin?")).text
+    assert lines_with(now, "London") == ["• I live in London"]
+    assert lines_with(now, "Berlin") == ["• I moved to Berlin"]
+
+
+async def test_undoing_the_change_brings_the_question_and_the_old_value_back(core) -> None:
+    talk = Talk(core)
+    await talk.change("I drive a Golf", "I drive a Tesla now")
+    undone = await talk.send("/undo")  # undo "Mark older as past": the question is asked again
+    assert undone[0].text.startswith("Undone")
+    now = (await talk.say("what do I drive?")).text
+    assert lines_with(now, "Tesla") == ["• I drive a Tesla now"]
+    assert lines_with(now, "Golf") == ["• I drive a Golf (possibly outdated)"]  # the question is open again
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "now", "old_marker", "new_marker"),
+    [
+        ("我住在北京", "我搬到了上海", "我住在哪里？", "北京", "上海"),
+        ("東京に住んでいます", "大阪に引っ越しました", "どこに住んでいますか？", "東京", "大阪"),
+        ("Ich wohne in München", "Ich wohne jetzt in Berlin", "Wo wohne ich?", "München", "Berlin"),
+    ],
+)
+async def test_other_languages_now(core, old, new, now, old_marker, new_marker) -> None:
+    """The present answer in other languages (the past-question rule is English only, so a
+    question about the past in these languages is answered like one about now)."""
+    talk = Talk(core)
+    await talk.change(old, new)
+    answer = (await talk.say(now)).text
+    assert shown_as_current(answer, old_marker) == [], answer
+    assert lines_with(answer, new_marker), answer

@@ -1,0 +1,108 @@
+"""Life changes told in people's words (no tests here): what someone said first, what they said
+when it changed, how they later ask about now and about before, and the words that identify the
+old and the new value in an answer. Written for these tests (not taken from any data set), and
+shared by the conversation suites without a model, with the embedding model and with the
+stand-in model.
+
+`old_marker` appears only in the old fact and `new_marker` only in the new one, so an answer line
+holding `old_marker` shows the old fact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Story:
+    topic: str
+    old: str
+    new: str
+    now: str  # a question about the present that shares a word with one of the two facts
+    before: str  # a question about the past
+    old_marker: str
+    new_marker: str
+    concept_now: str = ""  # a present question sharing no word with either fact (needs meaning)
+
+    @property
+    def id(self) -> str:
+        return f"{self.topic}: {self.old} -> {self.new}"
+
+
+STORIES = [
+    # moves
+    Story("move", "I live in London", "I moved to Berlin", "where do I live?", "where did I live before?",
+          "London", "Berlin", "which city is home for me?"),
+    Story("move", "I live in Leeds", "We relocated to Bristol", "which city do I live in?",
+          "where did I use to live?", "Leeds", "Bristol", "what town am I in these days?"),
+    Story("move", "I live in Paris", "I'm based in Lyon now", "where am I based?", "where was I based previously?",
+          "Paris", "Lyon"),
+    Story("move", "My home is in Madrid", "I moved to Valencia in March", "where is my home?",
+          "where was my home before?", "Madrid", "Valencia"),
+    Story("move", "I live with my parents", "I moved into my own flat in Leith", "do I live with my parents?",
+          "did I live with my parents before?", "with my parents", "Leith", "what's my living situation?"),
+    Story("move", "I'm living in Toronto", "Just moved to Vancouver!", "what city am I living in?",
+          "where was I living before?", "Toronto", "Vancouver"),
+    # jobs
+    Story("job", "I work at Google", "I work at Spotify now", "where do I work?", "where did I work before?",
+          "Google", "Spotify", "who is my employer?"),
+    Story("job", "I work as a nurse", "I'm a teacher now", "what do I work as?", "what did I work as before?",
+          "nurse", "teacher", "what do I do for a living?"),
+    Story("job", "I work at a bakery", "I quit the bakery and started at a bank", "where do I work?",
+          "where did I work previously?", "work at a bakery", "bank"),
+    Story("job", "My manager is Priya", "My manager is Tom now", "who is my manager?", "who was my manager before?",
+          "Priya", "Tom", "who is my boss?"),
+    Story("job", "I study law at Leeds", "I switched from law to medicine", "what do I study?",
+          "what did I study before?", "study law", "medicine"),
+    # cars
+    Story("car", "I drive a Golf", "I drive a Tesla now", "what do I drive?", "what did I drive before?",
+          "Golf", "Tesla", "what's parked in my driveway?"),
+    Story("car", "I drive a Honda Civic", "I got a new car, a Mazda 3", "what car do I have?",
+          "what car did I have before?", "Honda", "Mazda", "what vehicle do I own?"),
+    Story("car", "My car is a red Fiat Panda", "My car is a Volvo XC40 now", "what car do I have?",
+          "what was my old car?", "Panda", "Volvo"),
+    Story("car", "I have no car", "I drive a Fiat", "do I have a car?", "did I have a car before?",
+          "no car", "Fiat"),
+    Story("car", "I ride a Vespa to work", "I sold the Vespa and bought an e-bike", "what do I ride to work?",
+          "what did I ride before?", "ride a Vespa", "e-bike"),
+    # partners
+    Story("partner", "My partner is Alex", "I broke up with Alex", "who is my partner?",
+          "who was my partner before?", "partner is Alex", "broke up", "am I seeing anyone?"),
+    Story("partner", "My boyfriend is Tom", "My boyfriend is Jake", "who is my boyfriend?",
+          "who was my boyfriend before?", "Tom", "Jake"),
+    Story("partner", "My husband is Mark", "My husband is Luis now", "who is my husband?",
+          "who was my husband before?", "Mark", "Luis", "who am I married to?"),
+    Story("partner", "I'm single", "I'm dating Chris now", "am I dating anyone?", "was I single before?",
+          "single", "Chris"),
+    # diets and habits
+    Story("diet", "I eat everything", "I became vegetarian", "what do I eat?", "what did I eat before?",
+          "everything", "vegetarian", "do I eat meat?"),
+    Story("diet", "I'm vegan", "I eat meat again", "do I eat meat?", "was I vegan before?", "vegan", "meat again"),
+    Story("diet", "I follow a keto diet", "I quit keto, I'm on a mediterranean diet now", "what diet am I on?",
+          "what diet was I on before?", "follow a keto", "mediterranean"),
+    Story("diet", "I drink coffee every morning", "I gave up coffee, I drink green tea now", "do I drink coffee?",
+          "what did I drink before?", "every morning", "green tea"),
+    Story("habit", "I smoke", "I quit smoking last year", "do I smoke?", "did I smoke before?",
+          "I smoke", "quit smoking"),
+    # pets
+    Story("pet", "I have a dog named Rex", "My dog Rex died", "do I have a dog?", "did I have a dog before?",
+          "have a dog named", "died"),
+    Story("pet", "I have a cat", "I gave my cat to my sister", "do I have a cat?", "did I have a cat before?",
+          "I have a cat", "sister"),
+    Story("pet", "My hamster is called Nibbles", "My hamster is called Peanut now", "what is my hamster called?",
+          "what was my hamster called before?", "Nibbles", "Peanut"),
+    # phones and contact details
+    Story("phone", "I use an iPhone", "I switched to a Pixel phone", "what phone do I use?",
+          "what phone did I use before?", "iPhone", "Pixel", "which smartphone do I have?"),
+    Story("phone", "My phone is an iPhone 12", "My phone is a Samsung Galaxy now", "what phone do I have?",
+          "what was my old phone?", "iPhone", "Samsung"),
+    Story("phone", "My phone number is 555-1234", "My phone number is 555-9999", "what's my phone number?",
+          "what was my phone number before?", "1234", "9999", "how can people call me?"),
+    Story("contact", "My email is sam@oldmail.com", "My email is sam@newmail.com", "what's my email?",
+          "what was my email before?", "oldmail", "newmail", "where should people write to me?"),
+    # tastes that change
+    Story("taste", "My favourite food is sushi", "My favourite food is ramen now", "what's my favourite food?",
+          "what was my favourite food before?", "sushi", "ramen"),
+    Story("taste", "I support Arsenal", "I support Spurs now", "which team do I support?",
+          "which team did I support before?", "Arsenal", "Spurs"),
+]
