@@ -35,7 +35,15 @@ from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
 from bot.memory.rules.regex_gate import may_match, required_literals
-from bot.memory.rules.slots import SlotMatch, detect_slot, find_slots, is_wish, sentences, slot_value
+from bot.memory.rules.slots import (
+    SlotMatch,
+    detect_slot,
+    find_slots,
+    is_wish,
+    same_value,
+    sentences,
+    slot_value,
+)
 from bot.memory.rules.text import (
     GENERIC_WORDS,
     IRREGULAR_FORMS,
@@ -59,7 +67,9 @@ __all__ = [
     "Assessment",
     "Fact",
     "Nomination",
+    "Recommendation",
     "assess",
+    "recommend",
     "detect_slot",
     "is_candidate",
     "is_near_duplicate",
@@ -102,13 +112,35 @@ class Fact:
     status: str = "current"
 
 
+VERDICT_CHANGE = "change"  # a different value of the same topic: the old one is outdated
+VERDICT_SAME = "same"  # the same value, said again with more (or other) detail
+VERDICT_UNCLEAR = "unclear"
+
+Recommendation = str | None
+"""The answer the rules recommend for a question: "past" (Mark older as past), "keep" (Keep
+both), "discard" (Discard newer), or None (no recommendation)."""
+
+
 @dataclass(frozen=True)
 class Nomination:
-    """An old memory the new fact may replace, and the rule that said so (for the reason shown
-    with the question and stored on the Conflict)."""
+    """An old memory the new fact may replace, the rule that said so (for the reason shown
+    with the question and stored on the Conflict), and the verdict: a different value
+    ("change"), the same value ("same"), or "unclear"."""
 
     old_id: int
     rule: str
+    verdict: str = VERDICT_UNCLEAR
+
+
+_RECOMMENDED = {VERDICT_CHANGE: "past", VERDICT_SAME: "keep", VERDICT_UNCLEAR: None}
+
+
+def recommend(nominations: Sequence[Nomination]) -> Recommendation:
+    """The answer to recommend for one question about these nominations: what their verdicts
+    agree on, or None when they disagree or are unclear. Two facts with the same value are never
+    "Mark older as past"."""
+    choices = {_RECOMMENDED.get(nom.verdict) for nom in nominations}
+    return choices.pop() if len(choices) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -200,6 +232,8 @@ _OBJECT_END = re.compile(
 )
 _CLAUSE_SPLIT = re.compile(r",|\b(?:and|but|so|because|since|then)\b")
 _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
+# "I lost my job last month": "last" names no thing that changed
+_NOT_TARGETS = frozenset("last next ago past previous first second third recent".split())
 
 # Like/dislike verbs count as one sense each, so "I love X" restates "I like X" but
 # "I hate X" does not.
@@ -401,7 +435,7 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     ends = _CLAUSE_SPLIT.search(sentence, match.end())
                     clause_end = ends.start() if ends else len(sentence)
                     span = sentence[clause_start:clause_end]
-                words = content_words(span)
+                words = content_words(span) - _NOT_TARGETS
                 if words:
                     targets.append(words)
     return tuple(targets), has_change
@@ -513,6 +547,8 @@ def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> floa
     also, for short facts below 3 keywords, the same meaningful words and prepositions ("I'm
     vegan" / "I am a vegan"). In every case only if the new text adds nothing.
     """
+    if _restates_slot(new, old):
+        return 1.0
     if not _adds_nothing(new, old):
         return None
     shared = new.content & old.content
@@ -542,32 +578,53 @@ def _values_equal(a: str | None, b: str | None) -> bool:
     return content_words(a) == content_words(b)
 
 
+def _slot_verdict(shared: Sequence[tuple[SlotMatch, SlotMatch]]) -> str:
+    """What the values of the slots both facts speak about say: a different value of any of
+    them is a change; the same value in all of them is the same fact; otherwise unclear."""
+    verdicts = {same_value(a.slot, a.value, b.value) for a, b in shared}
+    if False in verdicts:
+        return VERDICT_CHANGE
+    if verdicts == {True}:
+        return VERDICT_SAME
+    return VERDICT_UNCLEAR
+
+
 def nomination_rule(new_text: str, old: Fact) -> str | None:
     """The rule that nominates `old` as possibly replaced by `new_text`, or None.
 
     Does not check for near duplicates; `assess` does that first.
     """
+    found = _nominate(new_text, old)
+    return found[0] if found else None
+
+
+def _nominate(new_text: str, old: Fact) -> tuple[str, str] | None:
+    """(rule, verdict) for `old` against `new_text`, or None."""
     new, prev = _profile(new_text), _profile(old.text)
     # explicit_change: change wording whose object is something the old memory mentions, or
     # the same words in another tense, negated, or with like and dislike swapped
     if any(target & prev.content for target in new.change_targets):
-        return RULE_EXPLICIT
+        return RULE_EXPLICIT, VERDICT_CHANGE
     if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
         new.past != prev.past
         or new.negated != prev.negated
         or _senses(new.meaning) and _senses(prev.meaning) and new.meaning != prev.meaning
     ):
-        return RULE_EXPLICIT
+        return RULE_EXPLICIT, VERDICT_CHANGE
     shared = _shared_slots(new, _slots_of(old)) if new.slots else []
+    slot_verdict = _slot_verdict(shared) if shared else None
+    if slot_verdict == VERDICT_CHANGE:
+        return (RULE_SLOT_CHANGE if new.has_change else RULE_SAME_SLOT), VERDICT_CHANGE
+    if slot_verdict == VERDICT_SAME:
+        return RULE_DETAILED, VERDICT_SAME  # the same value, said with other words or detail
     if shared and new.has_change:
-        if not all(_values_equal(a.value, b.value) for a, b in shared):
-            return RULE_SLOT_CHANGE
+        return RULE_SLOT_CHANGE, VERDICT_UNCLEAR
     old_counts = {noun: (value, explicit) for noun, value, explicit in prev.counts} if new.counts else {}
     for noun, value, explicit in new.counts:
         if noun in old_counts:
             other, other_explicit = old_counts[noun]
             if other != value and (explicit or other_explicit):
-                return RULE_COUNT
+                return RULE_COUNT, VERDICT_CHANGE
     # (the subject is compared last: it is only needed when the words already agree)
     if (
         prev.content
@@ -576,7 +633,7 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
         and (new.content - prev.content or new.numbers - prev.numbers)
         and _same_subject(new, prev)
     ):
-        return RULE_DETAILED
+        return RULE_DETAILED, VERDICT_SAME
     if (
         new.content
         and new.meaning <= prev.meaning
@@ -584,10 +641,32 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
         and (prev.content - new.content or prev.numbers - new.numbers)
         and _same_subject(new, prev)
     ):
-        return RULE_LESS_DETAILED
+        return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:
-        return RULE_SAME_SLOT
+        return RULE_SAME_SLOT, VERDICT_UNCLEAR
     return None
+
+
+# Words that only say which topic a slot statement is about ("I moved to Berlin", "my home is
+# in Berlin", "I live in Berlin"): a restatement of the same value may use other ones.
+_SLOT_WORDS = frozenset(
+    "live move relocate base reside stay settle call home house flat apartment place city town "
+    "work job employ employer drive car own ride vehicle married status diet eat address number "
+    "phone email mail mobile cell age".split()
+)
+
+
+def _restates_slot(new: _Profile, old: _Profile) -> bool:
+    """Whether `new` says the same value of the same slots as `old` and nothing else: "Berlin is
+    where I live now" after "I live in Berlin"."""
+    if not new.slots or any(match.hint for match in new.slots):
+        return False
+    shared = _shared_slots(new, {match.slot: match for match in old.slots})
+    if len(shared) != len(new.slots) or _slot_verdict(shared) != VERDICT_SAME:
+        return False
+    if not new.numbers <= old.numbers or any(name not in old.words for name in new.names):
+        return False
+    return not (new.content - old.content - _SLOT_WORDS)
 
 
 def assess(
@@ -621,8 +700,8 @@ def assess(
         return Assessment(duplicate_of=best[1], nominations=())
     nominations = []
     for fact in live:
-        rule = nomination_rule(new_text, fact)
-        if rule is not None:
-            nominations.append(Nomination(old_id=fact.id, rule=rule))
+        found = _nominate(new_text, fact)
+        if found is not None:
+            nominations.append(Nomination(old_id=fact.id, rule=found[0], verdict=found[1]))
     return Assessment(duplicate_of=None, nominations=tuple(nominations))
 
