@@ -13,7 +13,7 @@ from bot.core.buttons import ButtonSpec
 from bot.core.core import Core
 from bot.core.turn import DEFAULT_PAGING, Turn
 from bot.events import Outgoing
-from bot.memory import CHOICE_LABELS, Choice, MemoryView, RememberResult, Which
+from bot.memory import Choice, MemoryView, RememberResult, Which, choice_label
 
 LIST_TITLES = {
     Which.ALL: "Your memories",
@@ -52,21 +52,18 @@ async def describe_save(core: Core, turn: Turn, result: RememberResult, *, prefi
 
 
 async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing | None:
-    """The question with Keep both / Mark older as past (recommended) / Replace older / Discard
-    newer, whose tokens stay valid while the conflict is pending."""
+    """The question with Keep both / Mark older as past / Replace older / Discard newer, whose
+    tokens stay valid while the conflict is pending. The answer stored as recommended with the
+    question says "(recommended)" in its label, so a question shown again reads the same."""
     view = await core.memory.conflict(turn.owner_id, conflict_id)
     if view is None or view.new is None or view.status != "pending":
         return None
-    rows = [
-        [
-            ButtonSpec(CHOICE_LABELS[Choice.KEEP], "conflict", {"conflict_id": conflict_id, "choice": "keep"}),
-            ButtonSpec(CHOICE_LABELS[Choice.PAST], "conflict", {"conflict_id": conflict_id, "choice": "past"}),
-        ],
-        [
-            ButtonSpec(CHOICE_LABELS[Choice.REPLACE], "conflict", {"conflict_id": conflict_id, "choice": "replace"}),
-            ButtonSpec(CHOICE_LABELS[Choice.DISCARD], "conflict", {"conflict_id": conflict_id, "choice": "discard"}),
-        ],
-    ]
+
+    def spec(choice: Choice) -> ButtonSpec:
+        label = choice_label(choice, view.recommended)
+        return ButtonSpec(label, "conflict", {"conflict_id": conflict_id, "choice": choice.value})
+
+    rows = [[spec(Choice.KEEP), spec(Choice.PAST)], [spec(Choice.REPLACE), spec(Choice.DISCARD)]]
     buttons = await core.buttons.issue(turn.owner_id, rows)
     await core.memory.record_shown(turn.owner_id, conflict_id, turn.platform, turn.chat.chat_id, None)
     return reply(turn, render.conflict_question(view), buttons=buttons)

@@ -18,13 +18,14 @@ from bot.memory.service import JudgeFn, MemoryService
 from bot.memory.store import MemoryView
 from bot.memory.writing.changes import Changed
 from bot.memory.writing.saving import Decision, FactError, RememberResult
-from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled
+from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled, choice_label
 from bot.memory.writing.transfer import ImportProblem, ImportReport
 from bot.memory.writing.undo import Undone
 from bot.storage.db import StorageError
 
 __all__ = [
     "CHOICE_LABELS",
+    "choice_label",
     "Changed",
     "Choice",
     "ConflictView",

@@ -144,20 +144,22 @@ class MemoryService:
         )
         if isinstance(out, saving.AskJudge):
             assert judge is not None
-            decisions, reasons = out.decisions, out.reasons
+            decisions, reasons, verdicts = out.decisions, out.reasons, out.verdicts
             verdict = await judge(text, out.olds)
             if verdict is not None:
                 by_id = {c.id for c in out.gathered.candidates}
-                decisions, reasons = {}, {}
+                decisions, reasons, verdicts = {}, {}, {}
                 for old_id, (decision, why) in verdict.items():
                     if old_id in by_id and decision != "save":
                         decisions[old_id] = decision
                         reasons[old_id] = f"judge: {why}"
+                        # the judge's reason starts with its relation ("replaces (p=0.95)")
+                        verdicts[old_id] = saving.JUDGE_VERDICTS.get(why.split(" ", 1)[0], "unclear")
             else:
                 log.info("judge unavailable; falling back to the rules")
             out = await self._tx(
                 saving.apply_remember, owner_id, text, slot=out.gathered.slot, decisions=decisions,
-                reasons=reasons, new=new,
+                reasons=reasons, new=new, verdicts=verdicts,
             )
         result = out
         if result.memory is not None:

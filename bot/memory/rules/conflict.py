@@ -578,6 +578,12 @@ def _values_equal(a: str | None, b: str | None) -> bool:
     return content_words(a) == content_words(b)
 
 
+def _stated_slots(profile: _Profile) -> frozenset[str]:
+    """The slots a text states outright. A text that states a slot ("I eat everything": a diet)
+    is not restated in more detail by one that does not ("I eat gelato every day")."""
+    return frozenset(match.slot for match in profile.slots if not match.hint)
+
+
 def _slot_verdict(shared: Sequence[tuple[SlotMatch, SlotMatch]]) -> str:
     """What the values of the slots both facts speak about say: a different value of any of
     them is a change; the same value in all of them is the same fact; otherwise unclear."""
@@ -632,6 +638,7 @@ def _nominate(new_text: str, old: Fact) -> tuple[str, str] | None:
         and new.negated == prev.negated
         and (new.content - prev.content or new.numbers - prev.numbers)
         and _same_subject(new, prev)
+        and _stated_slots(prev) <= _stated_slots(new)
     ):
         return RULE_DETAILED, VERDICT_SAME
     if (
@@ -640,6 +647,7 @@ def _nominate(new_text: str, old: Fact) -> tuple[str, str] | None:
         and new.negated == prev.negated
         and (prev.content - new.content or prev.numbers - new.numbers)
         and _same_subject(new, prev)
+        and _stated_slots(new) <= _stated_slots(prev)
     ):
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:

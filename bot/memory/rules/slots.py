@@ -258,9 +258,13 @@ _RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
     (r"\b(?:widow|widower|widowed|late (?:wife|husband|partner))\b", "widowed"),
     (r"\b(?:ex|divorced?|separated|broke up|split|left my|dumped)\b", "separated"),
     (r"\b(?:engaged|fiance|fiancee)\b", "engaged"),
-    (r"\b(?:married|wife|husband|hubby|spouse|hitched)\b", "married"),
+    (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced)\b", "married"),
     (r"\b(?:boyfriend|girlfriend|bf|gf|partner|dating|seeing|relationship|taken|in love|"
      r"significant other|together)\b", "partnered"),
+)
+_GENDER_VALUES: tuple[tuple[str, str], ...] = (
+    (r"\b(?:female|woman|girl|gal|lady)\b", "female"),
+    (r"\b(?:male|man|boy|guy|gentleman|dude)\b", "male"),
 )
 # Jobs as compared: every way of having no job is one value.
 _JOB_VALUES: tuple[tuple[str, str], ...] = (
@@ -560,6 +564,7 @@ SLOTS: dict[str, SlotRule] = {
             r"\bi am (?P<value>male|female|non binary|nonbinary|transgender|trans|a trans \w+)\b",
             r"\bmy (?:gender|sex) is (?P<value>\w+)",
         ),
+        canonical=lambda value: _canonical_from(value, _GENDER_VALUES),
     ),
     "name": SlotRule(
         patterns=(
