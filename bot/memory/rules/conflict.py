@@ -674,7 +674,11 @@ def _restates_slot(new: _Profile, old: _Profile) -> bool:
         return False
     if not new.numbers <= old.numbers or any(name not in old.words for name in new.names):
         return False
-    return not (new.content - old.content - _SLOT_WORDS)
+    # the words of the values themselves may differ ("I do not eat meat" / "I am vegetarian")
+    value_words = frozenset().union(
+        *(content_words(m.value) for m in (*new.slots, *old.slots) if m.value)
+    )
+    return not (new.content - old.content - _SLOT_WORDS - value_words)
 
 
 def assess(
