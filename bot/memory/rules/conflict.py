@@ -427,6 +427,12 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     span = before[starts[-1] if starts else 0 :]
                 elif target == "after":
                     span = _OBJECT_END.sub("", sentence[match.end() :].strip())
+                    # "stopped eating meat": the thing is the meat; "eating" alone would match
+                    # every fact about eating ("I eat bagels"). A gerund alone stays ("stopped
+                    # running" vs "I run marathons").
+                    first, _, rest = span.partition(" ")
+                    if first.endswith("ing") and content_words(rest) - _NOT_TARGETS:
+                        span = rest
                 elif target == "next":
                     span = " ".join(sentence[match.end() :].split()[:1])
                 else:
@@ -484,12 +490,14 @@ def _slots_of(fact: Fact) -> dict[str, SlotMatch]:
     return found
 
 
-def _shared_slots(new: _Profile, old: Mapping[str, SlotMatch]) -> list[tuple[SlotMatch, SlotMatch]]:
+def _shared_slots(
+    new: _Profile, old: Mapping[str, SlotMatch], extra: tuple[SlotMatch, ...] = ()
+) -> list[tuple[SlotMatch, SlotMatch]]:
     """Slots both speak about, where at least one side states it outright, or two mentions
     disagree: "my wife likes hiking" and "my wife is a doctor" do not conflict, "my boyfriend
     ..." and "my husband ..." do."""
     out = []
-    for match in new.slots:
+    for match in (*new.slots, *extra):
         other = old.get(match.slot)
         if other is None:
             continue
@@ -584,15 +592,37 @@ def _stated_slots(profile: _Profile) -> frozenset[str]:
     return frozenset(match.slot for match in profile.slots if not match.hint)
 
 
-def _slot_verdict(shared: Sequence[tuple[SlotMatch, SlotMatch]]) -> str:
+def _slot_verdict(
+    shared: Sequence[tuple[SlotMatch, SlotMatch]],
+    new: _Profile | None = None,
+    old: _Profile | None = None,
+) -> str:
     """What the values of the slots both facts speak about say: a different value of any of
-    them is a change; the same value in all of them is the same fact; otherwise unclear."""
-    verdicts = {same_value(a.slot, a.value, b.value) for a, b in shared}
+    them is a change; the same value in all of them is the same fact; otherwise unclear.
+
+    A value the patterns did not capture (a topic named by the stored slot or the vectors: "I
+    am a gold medalist olympian") is read from the fact's own words: no word in common with the
+    other side's value is a change, a shared word the same fact."""
+    verdicts = set()
+    for a, b in shared:
+        verdict = same_value(a.slot, a.value, b.value)
+        if verdict is None and new is not None and old is not None:
+            words_a = content_words(a.value) if a.value else _topic_words(new)
+            words_b = content_words(b.value) if b.value else _topic_words(old)
+            if words_a and words_b:
+                verdict = bool(words_a & words_b)
+        verdicts.add(verdict)
     if False in verdicts:
         return VERDICT_CHANGE
     if verdicts == {True}:
         return VERDICT_SAME
     return VERDICT_UNCLEAR
+
+
+def _topic_words(profile: _Profile) -> frozenset[str]:
+    """The words of a fact that could name a value: its content words but those that only say
+    which topic it is."""
+    return profile.content - _SLOT_WORDS
 
 
 def nomination_rule(new_text: str, old: Fact) -> str | None:
@@ -604,8 +634,9 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
     return found[0] if found else None
 
 
-def _nominate(new_text: str, old: Fact) -> tuple[str, str] | None:
-    """(rule, verdict) for `old` against `new_text`, or None."""
+def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[str, str] | None:
+    """(rule, verdict) for `old` against `new_text`, or None. `new_slot` is a topic the new fact
+    is known to be about although its words state none (the vectors' topic)."""
     new, prev = _profile(new_text), _profile(old.text)
     # explicit_change: change wording whose object is something the old memory mentions, or
     # the same words in another tense, negated, or with like and dislike swapped
@@ -617,8 +648,11 @@ def _nominate(new_text: str, old: Fact) -> tuple[str, str] | None:
         or _senses(new.meaning) and _senses(prev.meaning) and new.meaning != prev.meaning
     ):
         return RULE_EXPLICIT, VERDICT_CHANGE
-    shared = _shared_slots(new, _slots_of(old)) if new.slots else []
-    slot_verdict = _slot_verdict(shared) if shared else None
+    extra = ()
+    if new_slot is not None and all(match.slot != new_slot for match in new.slots):
+        extra = (SlotMatch(new_slot, None, False, 0),)
+    shared = _shared_slots(new, _slots_of(old), extra) if new.slots or extra else []
+    slot_verdict = _slot_verdict(shared, new, prev) if shared else None
     if slot_verdict == VERDICT_CHANGE:
         return (RULE_SLOT_CHANGE if new.has_change else RULE_SAME_SLOT), VERDICT_CHANGE
     if slot_verdict == VERDICT_SAME:
@@ -685,12 +719,15 @@ def assess(
     new_text: str,
     old: Sequence[Fact],
     cosines: Mapping[int, float] | None = None,
+    new_slot: str | None = None,
 ) -> Assessment:
     """Judge a new fact against candidate memories of the same person.
 
     `old` are the candidates the service found (current or unsure; historical ones are ignored,
     since they are already known to be outdated). `cosines` maps an old id to
-    cosine(new, old) when embeddings exist. If one of them is a near duplicate, only that is
+    cosine(new, old) when embeddings exist; `new_slot`, the topic the new fact is about when its
+    words state none (the vectors' topic, bot/memory/rules/slot_vectors.py). If one of them is a
+    near duplicate, only that is
     returned (the best: highest score, then lowest id) and nothing is nominated; otherwise each
     old fact is nominated at most once, in the given order, with the rule that fired.
     """
@@ -712,7 +749,7 @@ def assess(
         return Assessment(duplicate_of=best[1], nominations=())
     nominations = []
     for fact in live:
-        found = _nominate(new_text, fact)
+        found = _nominate(new_text, fact, new_slot)
         if found is not None:
             nominations.append(Nomination(old_id=fact.id, rule=found[0], verdict=found[1]))
     return Assessment(duplicate_of=None, nominations=tuple(nominations))

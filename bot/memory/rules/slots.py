@@ -259,9 +259,13 @@ _RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
     (r"\b(?:ex|divorced?|separated|broke up|split|left my|dumped)\b", "separated"),
     (r"\b(?:engaged|fiance|fiancee)\b", "engaged"),
     (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced)\b", "married"),
-    (r"\b(?:boyfriend|girlfriend|bf|gf|partner|dating|seeing|relationship|taken|in love|"
-     r"significant other|together)\b", "partnered"),
+    (r"\b(?:boyfriend|bf)\b", "partnered boyfriend"),
+    (r"\b(?:girlfriend|gf)\b", "partnered girlfriend"),
+    (r"\b(?:partner|dating|seeing|relationship|taken|in love|significant other|together)\b",
+     "partnered"),
 )
+"""A boyfriend and a girlfriend are two partners (a change); "seeing someone" names neither, so
+it is the same status as either."""
 _GENDER_VALUES: tuple[tuple[str, str], ...] = (
     (r"\b(?:female|woman|girl|gal|lady)\b", "female"),
     (r"\b(?:male|man|boy|guy|gentleman|dude)\b", "male"),
@@ -349,7 +353,7 @@ SLOTS: dict[str, SlotRule] = {
     "residence": SlotRule(
         patterns=(
             rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
-            rf"are based|am settled|am staying|now live) (?:(?:with|near) [a-z ]*? )?"
+            rf"are based|am settled|am staying|now live|stay) (?:(?:with|near) [a-z ]*? )?"
             rf"(?:in|on|at|near|by|close to|next to|outside of|outside|just outside|is) "
             rf"(?P<value>[^,;]+)",
             rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
@@ -363,6 +367,10 @@ SLOTS: dict[str, SlotRule] = {
             r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
             r"\b(?:i|we) (?:now )?call (?P<value>[a-z][a-z ]{1,40}?) (?:my |our )?home\b",
             r"\bhome is (?:now )?(?:in )?(?P<value>[^,;]+)",
+            # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
+            r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
+            r"(?P<value>[a-z][a-z ]{1,30}?) (?:now|these days|nowadays)\b",
+            r"\b(?:i|we) (?:am|are) (?:based|based out of) (?:of )?(?P<value>[a-z][a-z ]{1,30})",
         ),
         # idioms ("I live in fear") and moves that are not about a home ("moved to a new team")
         reject_values=(
@@ -372,7 +380,9 @@ SLOTS: dict[str, SlotRule] = {
             r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
             r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
             r"phone|account|tier|course|track|floor)\b|^\d|^(?:this|that|it|there|here|which|what|"
-            r"who|home|my|our|his|her|their|work|school|where)\b"
+            r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|"
+            r"shape|charge|bed|town|the middle|pain|a hurry|a rush|the mood|line|the car|class|"
+            r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"
         ),
         value_from=_strip_dwelling,
     ),
@@ -382,6 +392,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"newly |recently |now |currently |still )*(?P<value>married|single|engaged|"
             rf"divorced|separated|widowed|a widow|a widower|taken|dating(?: someone| anyone)?|"
             rf"in (?:a|an) (?:\w+ ){{0,3}}?relationship|in love|seeing (?:someone|anyone))\b",
+            (rf"{S}{A}(?:am getting|are getting|will be getting|will get|am planning on getting|"
+             rf"plan on getting|plan to get|am about to get|are planning on getting|plan to get) "
+             rf"(?:married|hitched)\b", "engaged"),
             rf"{S}{A}(?:got|am getting|are getting|will be getting|have gotten|am planning on "
             rf"getting|plan on getting|plan to get|am about to get) (?:a )?(?P<value>married|"
             rf"engaged|divorced|divorce|separated|hitched)\b",
@@ -441,8 +454,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"dairy|red meat)\b",
             rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
             rf"diet\b",
-            rf"{S}{A}(?:eat|am eating|started eating|began eating|have started eating|went back to "
-            rf"eating) (?P<value>meat|fish|everything|anything|animal products)\b",
+            rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
+            rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|animal products)\b",
         ),
         reject_values=r"^(?:healthy|balanced|good|bad|normal|strict|regular|varied|poor) $",
         canonical=lambda value: _canonical_from(value, _DIET_VALUES),
