@@ -8,9 +8,10 @@ Why: the rules read the topics they have patterns for; a job or a home said in w
 know ("I write code for a bank", "Sydney has been good to us for ten years") is missed. The
 sentence vectors of MiniLM place such sentences near others of the same topic, so a linear
 classifier over them can name the topic when the rules name none. It is trained on the sentences
-of the dev pairs (their topic from the pair's slot or its Dialogue NLI relation) and on the
-invented tuning facts (bench/data/invented_facts.jsonl, split "tune"); the held-out invented
-personas are never used.
+of the dev pairs (their topic from the pair's slot or its Dialogue NLI relation), on the
+invented tuning facts (bench/data/invented_facts.jsonl, split "tune") and on single sentences
+written for it (bench/data/invented_topics.jsonl); the held-out invented personas are never
+used.
 
 Checked by cross-validation across personas: the sentences are grouped (an invented persona is
 one group; a dev sentence, whose persona is not recorded, is its own group, identical sentences
@@ -43,7 +44,9 @@ RELATION_TOPICS = {
     "live_in_citystatecountry": "residence", "live_in_general": "residence",
     "marital_status": "relationship", "has_age": "age", "have_vehicle": "car",
 }
-THRESHOLD = 0.80  # the product names a topic only when the classifier is at least this sure
+SHOW = False  # print the pairs the vectors' topics decided (for reading, not for the report)
+TOPICS = "invented_topics.jsonl"  # single sentences written for this, each with its topic
+THRESHOLD = 0.70  # the product names a topic only when the classifier is at least this sure (CV)
 L2 = 1e-3
 STEPS = 1500
 FOLDS = 5
@@ -65,6 +68,11 @@ def training_sentences() -> list[tuple[str, str, str]]:
                 found.add(slot)
     out = [(text, next(iter(found)) if len(found) == 1 else OTHER, "dev:" + text.lower())
            for text, found in topics.items()]
+    with open(data_file(TOPICS), encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            if line.strip():
+                row = json.loads(line)
+                out.append((row["text"], row["topic"], f"topics:{number}"))
     for fact in load_facts():
         if fact["split"] != "tune":
             continue
@@ -187,7 +195,10 @@ def pair_report(texts: list[str], probs: np.ndarray, threshold: float) -> dict[s
         if not (is_candidate(new, fact) or (new_slot is not None and new_slot == old_slot)):
             return False
         verdict = assess(new, [fact], new_slot=new_slot)
-        return verdict.duplicate_of is not None or bool(verdict.nominations)
+        hit = verdict.duplicate_of is not None or bool(verdict.nominations)
+        if SHOW and hit and (old_slot != detect_slot(old) or new_slot != detect_slot(new)):
+            print("   vector topic:", old_slot, new_slot, "|", old, "|", new)
+        return hit
 
     out = {}
     for name in ("conflict_pairs_dev.jsonl", "conflict_pairs_invented_tune.jsonl"):
