@@ -90,16 +90,9 @@ def embed(texts: list[str]) -> np.ndarray:
     if embedder is None or not embedder.ready:
         raise SystemExit("the embedding model is not available")
     try:
-        return np.asarray(embedder.encode_sync(texts) if hasattr(embedder, "encode_sync") else
-                          _run(embedder.embed(texts)), dtype=np.float32)
+        return np.asarray(embedder.encode_sync(texts), dtype=np.float32)
     finally:
         embedder.close()
-
-
-def _run(coro: Any) -> Any:
-    import asyncio
-
-    return asyncio.run(coro)
 
 
 def fit(x: np.ndarray, y: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray]:
