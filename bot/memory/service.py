@@ -155,7 +155,7 @@ class MemoryService:
                         decisions[old_id] = decision
                         reasons[old_id] = f"judge: {why}"
                         # the judge's reason starts with its relation ("replaces (p=0.95)")
-                        verdicts[old_id] = saving.JUDGE_VERDICTS.get(why.split(" ", 1)[0], "unclear")
+                        verdicts[old_id] = saving.judge_verdict(why)
             else:
                 log.info("judge unavailable; falling back to the rules")
             out = await self._tx(

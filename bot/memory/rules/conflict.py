@@ -22,8 +22,16 @@ The outcome table of docs/ARCHITECTURE.md section 4, in the order the rules are 
 | (nothing)         | new or unrelated ("I visited Paris" vs "I live in London")                 |
 
 A near duplicate (cosine >= 0.92, or Jaccard >= 0.6 over keywords with >= 3 shared, or the
-same meaningful words) that adds no number, name or content word is reported instead, and
-then nothing else matters: the new fact is not stored again.
+same meaningful words, or the same value of the same single-value topic in other words:
+"Berlin is where I live now" after "I live in Berlin") that adds no number, name or content
+word is reported instead, and then nothing else matters: the new fact is not stored again.
+
+Each nomination carries a verdict, which decides the answer the question recommends
+(bot/memory/writing/settle.py): "change" (a different value of the topic, explicit change
+wording, another count: Mark older as past), "same" (the same value with more detail: Keep
+both) or "unclear" (no recommendation). Values are compared by `slots.same_value`: canonical
+forms, negation as a value ("I have no car" -> "I drive a Fiat" is a change), a refinement is
+the same value ("Golf GTI" / "Golf").
 """
 
 from __future__ import annotations
@@ -67,9 +75,10 @@ __all__ = [
     "Assessment",
     "Fact",
     "Nomination",
-    "Recommendation",
+    "VERDICT_CHANGE",
+    "VERDICT_SAME",
+    "VERDICT_UNCLEAR",
     "assess",
-    "recommend",
     "detect_slot",
     "is_candidate",
     "is_near_duplicate",
@@ -116,11 +125,6 @@ VERDICT_CHANGE = "change"  # a different value of the same topic: the old one is
 VERDICT_SAME = "same"  # the same value, said again with more (or other) detail
 VERDICT_UNCLEAR = "unclear"
 
-Recommendation = str | None
-"""The answer the rules recommend for a question: "past" (Mark older as past), "keep" (Keep
-both), "discard" (Discard newer), or None (no recommendation)."""
-
-
 @dataclass(frozen=True)
 class Nomination:
     """An old memory the new fact may replace, the rule that said so (for the reason shown
@@ -130,17 +134,6 @@ class Nomination:
     old_id: int
     rule: str
     verdict: str = VERDICT_UNCLEAR
-
-
-_RECOMMENDED = {VERDICT_CHANGE: "past", VERDICT_SAME: "keep", VERDICT_UNCLEAR: None}
-
-
-def recommend(nominations: Sequence[Nomination]) -> Recommendation:
-    """The answer to recommend for one question about these nominations: what their verdicts
-    agree on, or None when they disagree or are unclear. Two facts with the same value are never
-    "Mark older as past"."""
-    choices = {_RECOMMENDED.get(nom.verdict) for nom in nominations}
-    return choices.pop() if len(choices) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -575,15 +568,6 @@ def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> floa
 def is_near_duplicate(new_text: str, old_text: str, cosine: float | None = None) -> bool:
     """Whether `new_text` only restates `old_text` (see `_duplicate_score`)."""
     return _duplicate_score(_profile(new_text), _profile(old_text), cosine) is not None
-
-
-def _values_equal(a: str | None, b: str | None) -> bool:
-    if a is None or b is None:
-        return False
-    nums_a, nums_b = numbers(a), numbers(b)
-    if nums_a or nums_b:
-        return nums_a == nums_b
-    return content_words(a) == content_words(b)
 
 
 def _stated_slots(profile: _Profile) -> frozenset[str]:

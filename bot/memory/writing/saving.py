@@ -220,7 +220,12 @@ JUDGE_NEIGHBOURS = 3
 in words the rules do not read (another language, an unusual phrasing) still reaches it."""
 
 # the judge's relation -> the verdict that sets the recommended answer
-JUDGE_VERDICTS = {"replaces": "change", "conflicts": "change", "more_detailed": "same"}
+JUDGE_VERDICTS = {"replaces": rules.VERDICT_CHANGE, "conflicts": rules.VERDICT_CHANGE, "more_detailed": rules.VERDICT_SAME}
+
+
+def judge_verdict(reason: str) -> str:
+    """The verdict in a judge's reason ("replaces (p=0.95)": its relation comes first)."""
+    return JUDGE_VERDICTS.get(reason.split(" ", 1)[0], rules.VERDICT_UNCLEAR)
 
 
 def judge_candidates(
@@ -349,7 +354,7 @@ def apply_remember(
                     str(m["id"]): {
                         "reason": reasons.get(m["id"], ""),
                         "status_before": m["status"],
-                        "verdict": verdicts.get(m["id"], "unclear"),
+                        "verdict": verdicts.get(m["id"], rules.VERDICT_UNCLEAR),
                     }
                     for m in asked
                 }

@@ -19,6 +19,7 @@ from enum import StrEnum
 from sqlalchemy import update
 from sqlmodel import Session, select
 
+from bot.memory.rules.conflict import VERDICT_CHANGE, VERDICT_SAME
 from bot.memory.writing.changes import still_questioned
 from bot.storage.models import Conflict, EventKind, Status, utcnow
 from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
@@ -40,7 +41,7 @@ CHOICE_LABELS: dict[Choice, str] = {
 RECOMMENDED = " (recommended)"
 
 # a verdict stored per old fact -> the answer it recommends
-_BY_VERDICT = {"change": Choice.PAST, "same": Choice.KEEP, "paraphrase": Choice.DISCARD}
+_BY_VERDICT = {VERDICT_CHANGE: Choice.PAST, VERDICT_SAME: Choice.KEEP}
 
 
 def choice_label(choice: Choice, recommended: Choice | None) -> str:
