@@ -28,7 +28,7 @@ SINGLE_VALUE = frozenset(
 )
 # kind -> how many pairs at most, per split
 SIZES = {
-    "tune": {"slot_change": 400, "duplicate": 160, "unrelated_overlap": 200, "unrelated": 150,
+    "tune": {"slot_change": 480, "duplicate": 200, "unrelated_overlap": 200, "unrelated": 150,
              "multi_value": 200},
     "heldout": {"slot_change": 160, "duplicate": 60, "unrelated_overlap": 80, "unrelated": 80,
                 "multi_value": 80},

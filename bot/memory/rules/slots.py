@@ -334,6 +334,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"police force))\b",
             (rf"{S}{A}teach (?:[a-z]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
              rf"kindergarten|preschool|grade|college|university|classes)\b", "teacher"),
+            (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
+             rf"teens|immigrants|beginners)\b", "teacher"),
             rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
             rf"fields|land|oil rigs?|construction sites?|building sites?|shifts?|nights|"
             rf"night shifts?|double shifts?)\b",
@@ -370,7 +372,11 @@ SLOTS: dict[str, SlotRule] = {
             # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
             r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
             r"(?P<value>[a-z][a-z ]{1,30}?) (?:now|these days|nowadays)\b",
-            r"\b(?:i|we) (?:am|are) (?:based|based out of) (?:of )?(?P<value>[a-z][a-z ]{1,30})",
+            r"\b(?:i|we) (?:am|are) (?:based out of|based in) "
+            r"(?P<value>[a-z][a-z ]{1,30})",
+            # "I'm from Detroit and still live there"
+            r"\b(?:i|we) (?:am|are) (?:originally )?from (?P<value>[a-z][a-z ]{1,30}?) and (?:i |we )?"
+            r"(?:still |now )?(?:live|stay|reside) (?:there|here)\b",
         ),
         # idioms ("I live in fear") and moves that are not about a home ("moved to a new team")
         reject_values=(
@@ -434,7 +440,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<neg>do not|never|can not|no longer|have never|have not) (?:drive|own a car|"
             rf"have a car|owned a car|had a car|got a car|have (?:a )?(?:driving )?licen[cs]e)\b",
             rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
-            rf"any|do not have any) (?:car|vehicle|wheels)\b",
+            rf"any|do not have any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
+            r"(?:^|, |\band |\bbut )(?P<neg>no) (?:car|vehicle)\b",  # "I bike everywhere, no car"
         ),
         negative_value="none",
         reject_values=(
@@ -454,6 +461,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"dairy|red meat)\b",
             rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
             rf"diet\b",
+            rf"{S}{A}(?:eat|cook|live) (?:a |an )?(?:strictly |only |mostly )?(?P<value>vegan|vegetarian|"
+            rf"plant based|pescatarian|kosher|halal)\b",
             rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
             rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|animal products)\b",
         ),
