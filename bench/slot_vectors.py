@@ -46,9 +46,9 @@ RELATION_TOPICS = {
 }
 SHOW = False  # print the pairs the vectors' topics decided (for reading, not for the report)
 TOPICS = "invented_topics.jsonl"  # single sentences written for this, each with its topic
-THRESHOLD = 0.70  # the product names a topic only when the classifier is at least this sure (CV)
-L2 = 1e-3
-STEPS = 1500
+THRESHOLD = 0.80  # the product names a topic only when the classifier is at least this sure (CV)
+L2 = 1e-4
+STEPS = 4000
 FOLDS = 5
 SEED = 15
 
