@@ -76,3 +76,32 @@ async def test_a_job_the_rules_cannot_read_is_stored_as_a_job_and_a_new_one_is_a
         assert view is not None and view.recommended is not None and view.recommended.value == "past"
     finally:
         db.dispose()
+
+
+async def test_a_fact_saved_while_the_model_loads_gets_its_topic_with_its_vector(tmp_path) -> None:
+    from bot.storage.models import Memory
+
+    class Loading(JobWords):
+        is_ready = False
+
+        @property
+        def ready(self) -> bool:  # type: ignore[override]
+            return self.is_ready
+
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'b.db'}")
+    db = Database(settings.database_url)
+    embedder = Loading(dim=384)
+    try:
+        memory = MemoryService(db, settings, SemanticIndex(db, embedder))
+        owner = await memory.owner_for("console", "a")
+        assert owner is not None
+        early = (await memory.remember(owner, "I am a gold medalist olympian")).memory
+        worded = (await memory.remember(owner, "I live in Lisbon")).memory
+        assert early is not None and early.slot is None and worded is not None
+        embedder.is_ready = True
+        assert await memory.semantic.backfill() == 2
+        with db.session() as s:
+            assert s.get(Memory, early.id).slot == "job"
+            assert s.get(Memory, worded.id).slot == "residence"  # its own topic stays
+    finally:
+        db.dispose()
