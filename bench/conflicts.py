@@ -128,12 +128,9 @@ def evaluate(
 
 
 def right_answers(pair: Mapping[str, Any]) -> frozenset[str]:
-    """The recommended answers that are right for this pair, by its kind (and label)."""
-    if pair["kind"] in RIGHT_ANSWERS:
-        return RIGHT_ANSWERS[pair["kind"]]
-    return RIGHT_ANSWERS["slot_change"] if pair["label"] == "nominate" and pair.get("slot") else (
-        RIGHT_ANSWERS["duplicate"] if pair["label"] == "nominate" else RIGHT_FOR_KEEP_LABEL
-    )
+    """The recommended answers that are right for this pair: by its kind, and for a kind without
+    an entry in RIGHT_ANSWERS, Keep both (a pair labelled keep should not have been asked)."""
+    return RIGHT_ANSWERS.get(pair["kind"], RIGHT_FOR_KEEP_LABEL)
 
 
 def evaluate_outcomes(
@@ -150,14 +147,12 @@ def evaluate_outcomes(
     """
     if len(pairs) != len(outcomes):
         raise ValueError("one outcome per pair")
-    by_pair = {id(p): o for p, o in zip(pairs, outcomes)}
     # evaluate() calls back once per pair, in order (identical pairs may repeat)
     it = iter(outcomes)
     result = evaluate(pairs, lambda old, new: bool(next(it)["nominated"]))
     positives = reached = nominated = right = none = 0
     rec_by_kind: dict[str, dict[str, Any]] = {}
-    for pair in pairs:
-        outcome = by_pair[id(pair)]
+    for pair, outcome in zip(pairs, outcomes):
         if pair["label"] == "nominate":
             positives += 1
             reached += int(bool(outcome.get("judge_candidate")))

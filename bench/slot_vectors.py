@@ -44,7 +44,6 @@ RELATION_TOPICS = {
     "live_in_citystatecountry": "residence", "live_in_general": "residence",
     "marital_status": "relationship", "has_age": "age", "have_vehicle": "car",
 }
-SHOW = False  # print the pairs the vectors' topics decided (for reading, not for the report)
 TOPICS = "invented_topics.jsonl"  # single sentences written for this, each with its topic
 THRESHOLD = 0.80  # the product names a topic only when the classifier is at least this sure (CV)
 L2 = 1e-4
@@ -188,10 +187,7 @@ def pair_report(texts: list[str], probs: np.ndarray, threshold: float) -> dict[s
         if not (is_candidate(new, fact) or (new_slot is not None and new_slot == old_slot)):
             return False
         verdict = assess(new, [fact], new_slot=new_slot)
-        hit = verdict.duplicate_of is not None or bool(verdict.nominations)
-        if SHOW and hit and (old_slot != detect_slot(old) or new_slot != detect_slot(new)):
-            print("   vector topic:", old_slot, new_slot, "|", old, "|", new)
-        return hit
+        return verdict.duplicate_of is not None or bool(verdict.nominations)
 
     out = {}
     for name in ("conflict_pairs_dev.jsonl", "conflict_pairs_invented_tune.jsonl"):
