@@ -1,18 +1,28 @@
 """The terminal chat: the adapter contract over stdin and stdout.
 
 Lines are read on a thread, so it works the same interactively and with piped input. It never
-echoes the input. Buttons are printed as "[1] Label  [2] Label"; typing a bare number presses
-that button of the latest message that had buttons. On EOF or Ctrl-C it finishes what is in
-flight, waits for background work, and returns.
+echoes the input. Buttons are printed as "[1] Label  [2] Label", and a typed number presses one,
+by the rule of docs/ARCHITECTURE.md section 2: a number presses a button of the assistant's
+latest message only while nothing else has appeared since (no other line from the person, no
+other reply or push). Why so strict: a number is one keystroke, and pressing the buttons of a
+message the person scrolled past once deleted everything they had. A number typed within
+PUSH_GRACE_SECONDS after a push presses nothing (the person was answering what they saw before
+it arrived): the buttons are shown again, each naming what it acts on. A number that presses
+nothing goes to the core as text (an awaited answer, "at what time?", takes it; otherwise the
+core says that it pressed nothing). On EOF or Ctrl-C it finishes what is in flight, waits for
+background work, and returns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import signal
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -20,6 +30,7 @@ from bot.config import Settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
 
 PLATFORM = "console"
+PUSH_GRACE_SECONDS = 3.0
 GREETING = "Hello! I'm your assistant with a long-term memory. Type /help to see what I can do (Ctrl-D to quit)."
 
 
@@ -40,20 +51,27 @@ class ConsoleAdapter:
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
         export_dir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.core = core
         self.settings = settings
         self.user_id = settings.console_user
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
-        self.export_dir = export_dir or Path.cwd()
+        # files the assistant sends (an export) go here, never into the working directory
+        self.export_dir = export_dir or settings.exports_dir
+        self.clock = clock
         self._ids = itertools.count(1)
+        # the buttons of the latest message, while nothing else has appeared since
         self._latest_buttons: tuple[str, list[Button]] | None = None
+        self._last_push_at: float | None = None
         self._print_lock = threading.Lock()
 
     # --- the Sender protocol, for pushes (reminders, conflicts found in the background) -------
     async def send(self, chat: ChatRef, message: Outgoing) -> str | None:
-        return self._show(message)
+        shown = self._show(message)
+        self._last_push_at = self.clock()
+        return shown
 
     async def typing(self, chat: ChatRef) -> None:
         return None
@@ -102,9 +120,15 @@ class ConsoleAdapter:
         text = line.strip()
         if not text:
             return
-        if text.isdigit() and self._latest_buttons is not None:
-            await self._press(int(text))
-            return
+        if text.isascii() and text.isdigit() and len(text) <= 9:
+            if self._just_pushed():
+                self._show_again(text)
+                return
+            if self._latest_buttons is not None:
+                await self._press(int(text))
+                return
+        else:
+            self._latest_buttons = None  # a new line from the person: earlier buttons are history
         attachments: tuple[Attachment, ...] = ()
         if text.lower().startswith("/import ") and len(text.split(maxsplit=1)) == 2:
             path = Path(text.split(maxsplit=1)[1].strip()).expanduser()
@@ -126,11 +150,29 @@ class ConsoleAdapter:
         for out in await self.core.handle_message(message):
             self._show(out)
 
+    def _just_pushed(self) -> bool:
+        return self._last_push_at is not None and self.clock() - self._last_push_at < PUSH_GRACE_SECONDS
+
+    def _show_again(self, typed: str) -> None:
+        """A number typed just after a push: nothing is pressed; the latest buttons are shown
+        again, naming what each acts on, and from now on they are what a number presses."""
+        self._last_push_at = None
+        if self._latest_buttons is None:
+            self._write(f"A new message arrived just as you typed “{typed}”, so nothing was pressed.")
+            return
+        message_id, buttons = self._latest_buttons
+        choices = "\n".join(f"[{i}] {b.described}" for i, b in enumerate(buttons, 1))
+        self._write(
+            f"A new message arrived just as you typed “{typed}”, so nothing was pressed. "
+            f"The latest buttons are:\n{choices}"
+        )
+
     async def _press(self, number: int) -> None:
         assert self._latest_buttons is not None
         message_id, buttons = self._latest_buttons
         if not 1 <= number <= len(buttons):
-            self._write(f"There is no button {number}; choose 1 to {len(buttons)}.")
+            choose = "the only one is 1" if len(buttons) == 1 else f"choose 1 to {len(buttons)}"
+            self._write(f"There is no button {number}; {choose}.")
             return
         press = ButtonPress(
             platform=PLATFORM,
@@ -146,7 +188,7 @@ class ConsoleAdapter:
     # --- output --------------------------------------------------------------------------------
     def _show(self, out: Outgoing) -> str | None:
         if not out.text and out.file is None:
-            if out.notice:
+            if out.notice:  # a short line about a press; the buttons shown stay what they were
                 self._write(out.notice)
             return None
         message_id = out.edit_of or f"out-{next(self._ids)}"
@@ -156,21 +198,37 @@ class ConsoleAdapter:
         buttons = out.all_buttons
         if buttons:
             parts.append("  ".join(f"[{i}] {b.label}" for i, b in enumerate(buttons, 1)))
-            self._latest_buttons = (message_id, buttons)
-        elif out.edit_of is not None and self._latest_buttons and self._latest_buttons[0] == out.edit_of:
-            self._latest_buttons = None  # the pressed message has no buttons any more
+        # every message the assistant shows is now the latest: only its buttons can be pressed
+        self._latest_buttons = (message_id, buttons) if buttons else None
         self._write("\n".join(parts))
         return message_id
 
     def _save_file(self, file: Attachment) -> str:
-        path = self.export_dir / Path(file.filename).name
+        """Write a file the assistant sent (an export) where only this user can read it."""
+        folder = self.export_dir
+        path = folder / Path(file.filename).name
         try:
-            path.write_bytes(file.data)
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            write_private(path, file.data)
         except OSError as exc:
             return f"(I could not write {path}: {exc.strerror or exc})"
-        return f"Saved the file to {path}"
+        return f"Saved the file to {path.resolve()} (readable only by you)."
 
     def _write(self, text: str) -> None:
         with self._print_lock:
             self.stdout.write(text + "\n\n")
             self.stdout.flush()
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write `data` to `path` with mode 0600 from the first byte (a backup holds everything the
+    assistant knows about a person; the umask must not make it readable by others)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # an existing file keeps its old mode through O_CREAT
+        with os.fdopen(fd, "wb") as fh:
+            fd = -1
+            fh.write(data)
+    finally:
+        if fd != -1:
+            os.close(fd)

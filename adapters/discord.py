@@ -497,13 +497,14 @@ class DiscordAdapter:
         id of the (last) message sent, or None when only a pointer could be posted."""
         if message.private and chat.user_id:
             dm = await self._dm_channel(int(chat.user_id))
-            if str(dm.id) == chat.chat_id:
-                return await self._push(dm, message)
+            if str(dm.id) == chat.chat_id or chat.chat_id == chat.user_id:
+                return await self._push(dm, message)  # the DM itself: nowhere else to point
             try:
                 return await self._push(dm, message)
             except discord.Forbidden:
                 log.warning("DMs closed for a private push; posting a pointer in the chat instead")
-                await self._send_chunks(self._messageable(chat.chat_id), Outgoing(text=DMS_CLOSED))
+                pointer = f"<@{chat.user_id}> {message.pointer}" if message.pointer else DMS_CLOSED
+                await self._send_chunks(self._messageable(chat.chat_id), Outgoing(text=pointer))
                 return None
         return await self._push(self._messageable(chat.chat_id), message)
 

@@ -30,10 +30,11 @@ Decisions worth knowing:
   errors, timeouts and 5xx are retried with bounded exponential backoff. One case stays
   at-least-once: a timeout after Telegram already accepted the request; the Bot API has no
   idempotency key, so a resend can then duplicate that message.
-- Webhooks: PTB's own webhook server needs tornado, which this project does not ship; the
-  adapter serves the webhook with aiohttp (already a dependency) and checks the secret token
-  header on every request. A webhook without a secret is refused at start: anyone who guessed
-  the URL could otherwise speak as any user.
+- Webhooks: the process's one web server (web/) serves them, so a deployment needs one port
+  behind one TLS proxy. The adapter offers `on_webhook(headers, body)` for the path of
+  TELEGRAM_WEBHOOK_URL (the runner mounts it) and checks the secret token header on every
+  request. A webhook without a secret is refused at start: anyone who guessed the URL could
+  otherwise speak as any user.
 - Secrets: httpx logs request URLs (which contain the token) at INFO, and PTB logs the API URL
   at DEBUG; both are held at a level where they stay silent.
 """
@@ -42,18 +43,18 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import re
 import time
 import warnings
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlsplit
 
-from aiohttp import web
 from telegram import (
     BotCommand,
     InlineKeyboardButton,
@@ -340,7 +341,6 @@ class TelegramAdapter:
         self.core = core
         self.settings = settings
         self._app: Application | None = None  # type: ignore[type-arg]
-        self._webhook_runner: web.AppRunner | None = None
         self._import_asked: dict[tuple[int, int], float] = {}
 
     # ------------------------------------------------------------------ lifecycle
@@ -415,9 +415,6 @@ class TelegramAdapter:
         if app is None:
             return
         steps: list[Callable[[], Awaitable[Any]]] = []
-        if self._webhook_runner is not None:
-            runner, self._webhook_runner = self._webhook_runner, None
-            steps.append(runner.cleanup)
         if app.updater is not None and app.updater.running:
             steps.append(app.updater.stop)
         if app.running:
@@ -442,18 +439,14 @@ class TelegramAdapter:
                 "and -"
             )
 
+    @property
+    def webhook_path(self) -> str | None:
+        """Where the web server must serve this adapter's webhook (None: long polling)."""
+        url = self.settings.telegram_webhook_url.strip()
+        return (urlsplit(url).path or "/") if url else None
+
     async def _start_webhook(self, url: str) -> None:
         assert self._app is not None
-        path = urlsplit(url).path or "/"
-        server = web.Application(client_max_size=1024 * 1024)
-        server.router.add_post(path, self._on_webhook_request)
-        runner = web.AppRunner(server, access_log=None, handle_signals=False)
-        await runner.setup()
-        self._webhook_runner = runner
-        site = web.TCPSite(
-            runner, self.settings.telegram_webhook_listen, self.settings.telegram_webhook_port
-        )
-        await site.start()
         await self._call(
             self._app.bot.set_webhook,
             url=url,
@@ -461,24 +454,22 @@ class TelegramAdapter:
             allowed_updates=ALLOWED_UPDATES,
         )
 
-    async def _on_webhook_request(self, request: web.Request) -> web.Response:
-        """Telegram's POST of one update; checked against the secret before anything else."""
-        given = request.headers.get(SECRET_HEADER, "")
-        if not hmac.compare_digest(
-            given.encode(), self.settings.telegram_webhook_secret.encode()
-        ):
+    async def on_webhook(self, headers: Mapping[str, str], body: bytes) -> int:
+        """Telegram's POST of one update, as the web server got it: checked against the secret
+        before anything else; returns the HTTP status to answer with."""
+        given = headers.get(SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), self.settings.telegram_webhook_secret.encode()):
             log.warning("webhook request with a wrong or missing secret token refused")
-            return web.Response(status=403)
+            return 403
         app = self._app
         if app is None:
-            return web.Response(status=503)
+            return 503
         try:
-            data = await request.json()
-            update = Update.de_json(data, app.bot)
+            update = Update.de_json(json.loads(body), app.bot)
         except Exception:
-            return web.Response(status=400)
+            return 400
         await app.update_queue.put(update)
-        return web.Response(status=200)
+        return 200
 
     # ------------------------------------------------------------------ Sender
 
@@ -710,7 +701,7 @@ class TelegramAdapter:
             except Forbidden:
                 if not where.pointer_posted:
                     where.pointer_posted = True
-                    await self._post_pointer(where)
+                    await self._post_pointer(where, out.pointer)
                 return None
         return await self._emit(
             out, where.chat_id, markup, reply_to=where.reply_to, edit=bool(out.edit_of)
@@ -816,8 +807,9 @@ class TelegramAdapter:
         sent = await self._call(self._app.bot.send_document, **kwargs)
         return str(sent.message_id)
 
-    async def _post_pointer(self, where: _Where) -> None:
-        """Tell the group that an answer waits in a private chat the person must open first."""
+    async def _post_pointer(self, where: _Where, pointer: str = "") -> None:
+        """Tell the group that an answer waits in a private chat the person must open first
+        (`pointer`: the core's own words for it, e.g. for a reminder; never the answer)."""
         assert self._app is not None
         username = self._app.bot.username
         name = where.display_name.strip()
@@ -825,6 +817,9 @@ class TelegramAdapter:
             f"I have a private answer for you, but I can't write to you until you start a chat "
             f"with me: open https://t.me/{username} (@{username}), press Start, then ask again."
         )
+        if pointer:
+            rest = f"{pointer} Open https://t.me/{username} (@{username}) and press Start."
+            name = ""
         text = f"{name}, {rest}" if name else rest
         kwargs: dict[str, Any] = {"chat_id": where.chat_id, "text": text}
         if name and where.user_id is not None:

@@ -18,6 +18,9 @@ BENCHES = {
     "latency": "bench.latency",
     "cost": "bench.cost",
     "load": "bench.load",
+    "tidy": "bench.tidy",
+    "import": "bench.importing",
+    "api": "bench.api",
 }
 
 

@@ -8,11 +8,21 @@ Tokens and keys are opaque strings: only emptiness is checked, never their shape
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, ValidationError, field_validator
+from platformdirs import user_data_path
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+APP_NAME = "memory-assistant"
+# where the database lived before it moved to the user's data directory: relative to the
+# working directory, so starting the chat elsewhere opened an empty memory
+LEGACY_DATABASE = Path("data") / "bot.db"
+
+
+DEFAULT_WEB_PORT = 8080  # `python -m bot web` without WEB_PORT
 
 
 class ConfigError(Exception):
@@ -25,21 +35,29 @@ class Settings(BaseSettings):
     )
 
     # --- storage -------------------------------------------------------------------------
-    database_url: str = "sqlite:///./data/bot.db"
+    # empty: bot.db in the data directory (or an existing ./data/bot.db, see _default_database)
+    database_url: str = ""
+    # empty: the user's data directory (platformdirs), e.g. ~/.local/share/memory-assistant
+    data_dir: str = ""
 
     # --- platforms -------------------------------------------------------------------------
     telegram_bot_token: str = ""
     telegram_api_base_url: str = "https://api.telegram.org/bot"
     telegram_api_file_url: str = ""  # derived from the base URL when empty
-    telegram_webhook_url: str = ""  # empty = long polling
-    telegram_webhook_listen: str = "0.0.0.0"
-    telegram_webhook_port: int = Field(8443, ge=1, le=65535)
+    telegram_webhook_url: str = ""  # empty = long polling; set = served by the web server
     telegram_webhook_secret: str = ""
     telegram_max_import_bytes: int = Field(5_000_000, ge=1)
     discord_bot_token: str = ""
     discord_message_content: bool = False
     discord_max_import_bytes: int = Field(5_000_000, ge=1)
     console_user: str = "local"
+
+    # --- the web server (HTTP API, MCP, Telegram's webhook) ------------------------------------
+    web_host: str = "127.0.0.1"
+    web_port: int | None = Field(None, ge=0, le=65535)  # None: `run` starts no web server; `web` uses 8080
+    web_public_url: str = ""  # how people and programs reach it (behind a TLS proxy), for links
+    api_rate_limit_per_minute: int = Field(120, ge=0)  # requests per token; 0 = off
+    web_max_import_bytes: int = Field(5_000_000, ge=1)
 
     # --- model -----------------------------------------------------------------------------
     anthropic_api_key: str = ""
@@ -84,6 +102,7 @@ class Settings(BaseSettings):
     # --- safety ----------------------------------------------------------------------------
     allowed_users: str = ""  # e.g. "telegram:123,discord:456"; empty = everyone
     rate_limit_per_minute: int = Field(20, ge=0)  # model-using messages per person; 0 = off
+    imports_per_hour: int = Field(5, ge=1)  # /import runs per person per hour
     log_level: str = "INFO"
 
     @field_validator("default_timezone")
@@ -95,14 +114,49 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}") from exc
         return value
 
+    _database_note: str = PrivateAttr(default="")
+
+    @field_validator("web_port", mode="before")
+    @classmethod
+    def _port(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("web_public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value and not (value.startswith("http://") or value.startswith("https://")):
+            raise ValueError("must start with https:// (or http://), e.g. https://memory.example.com")
+        return value
+
     @field_validator("database_url")
     @classmethod
     def _db(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be empty")
-        if not (value.startswith("sqlite") or value.startswith("postgresql")):
+        value = value.strip()
+        if value and not (value.startswith("sqlite") or value.startswith("postgresql")):
             raise ValueError("must start with sqlite:// or postgresql+psycopg://")
-        return value.strip()
+        return value
+
+    @model_validator(mode="after")
+    def _default_database(self) -> "Settings":
+        """No DATABASE_URL: bot.db in the data directory, so the memory does not depend on the
+        folder the bot is started from. An existing ./data/bot.db (the old default) is still
+        used, with a note on where the default is now, so nobody opens an empty memory after
+        upgrading."""
+        if self.database_url:
+            return self
+        default = self.data_path / "bot.db"
+        legacy = (Path.cwd() / LEGACY_DATABASE).absolute()
+        if legacy.is_file() and legacy.resolve() != default.resolve():
+            self.database_url = f"sqlite:///{legacy}"
+            self._database_note = (
+                f"Note: using {legacy}, found in this folder (DATABASE_URL is not set). The default "
+                f"place is now {default}; to move it there, stop the bot and move {legacy} (with "
+                f"any bot.db-wal and bot.db-shm beside it) to {default.parent}, or set DATABASE_URL."
+            )
+        else:
+            self.database_url = f"sqlite:///{default}"
+        return self
 
     @field_validator("log_level")
     @classmethod
@@ -123,6 +177,21 @@ class Settings(BaseSettings):
         return frozenset(pairs)
 
     @property
+    def database_note(self) -> str:
+        """A line to show at start-up about where the database is (empty: nothing to say)."""
+        return self._database_note
+
+    @property
+    def data_path(self) -> Path:
+        """The folder for the default database, exports from chat and the terminal chat's log."""
+        return Path(self.data_dir).expanduser().absolute() if self.data_dir else user_data_path(APP_NAME)
+
+    @property
+    def exports_dir(self) -> Path:
+        """Where exports made in the terminal chat are written (mode 0700, files 0600)."""
+        return self.data_path / "exports"
+
+    @property
     def sqlite_path(self) -> Path | None:
         if not self.database_url.startswith("sqlite"):
             return None
@@ -130,8 +199,49 @@ class Settings(BaseSettings):
         return None if raw in ("", ":memory:") else Path(raw)
 
 
+def describe_database(url: str) -> str:
+    """The database in use, for a person: an SQLite file's full path, or PostgreSQL's host and
+    database name (never the user or password)."""
+    if url.startswith("sqlite"):
+        raw = url.split(":///", 1)[1] if ":///" in url else ""
+        if raw in ("", ":memory:"):
+            return "a temporary in-memory database (nothing is kept after you quit)"
+        return str(Path(raw.split("?", 1)[0]).expanduser().absolute())
+    try:
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+    except Exception:  # unparsable: show nothing of it rather than risk the password
+        return "the configured PostgreSQL database"
+    where = parsed.host or "localhost"
+    if parsed.port:
+        where += f":{parsed.port}"
+    return f"PostgreSQL database {parsed.database or '(default)'} on {where}"
+
+
+# settings that no longer apply -> what replaced them. Start-up stops rather than ignore them:
+# a deployment that still sets one would otherwise listen where nobody looks.
+RETIRED = {
+    "TELEGRAM_WEBHOOK_LISTEN": "Telegram's webhook is served by the web server now; set WEB_HOST instead",
+    "TELEGRAM_WEBHOOK_PORT": "Telegram's webhook is served by the web server now; set WEB_PORT instead",
+}
+
+
+def _retired_in_use(overrides: dict[str, object]) -> str | None:
+    names = {k.upper() for k in os.environ} | {k.upper() for k in overrides if not k.startswith("_")}
+    env_file = overrides["_env_file"] if "_env_file" in overrides else Settings.model_config.get("env_file")
+    if isinstance(env_file, (str, Path)) and Path(env_file).is_file():
+        from dotenv import dotenv_values
+
+        names |= {k.upper() for k in dotenv_values(env_file)}
+    return next((name for name in RETIRED if name in names), None)
+
+
 def load_settings(**overrides: object) -> Settings:
     """Build the settings; raise ConfigError with one line naming the first bad setting."""
+    retired = _retired_in_use(overrides)
+    if retired is not None:
+        raise ConfigError(f"Setting {retired} no longer applies: {RETIRED[retired]} (and remove {retired}).")
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:

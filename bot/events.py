@@ -80,8 +80,18 @@ class ButtonPress:
 
 @dataclass(frozen=True)
 class Button:
+    """A button as shown. `detail` names what it acts on ("Snooze “call mom” 10 min") for
+    where the short label alone could be pressed for the wrong thing (the terminal shows it when
+    it shows buttons again after a message arrived just as a number was typed); "" = the label
+    says it all."""
+
     label: str
     token: str
+    detail: str = ""
+
+    @property
+    def described(self) -> str:
+        return self.detail or self.label
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,8 @@ class Outgoing:
       button press edits the question).
     - `notice`: a short line for the presser only (Telegram callback answer, Discord ephemeral),
       used for refused or repeated presses; an Outgoing with only a notice sends no message.
+    - `pointer`: for a private message to a group chat, what the group is told when the person
+      cannot be reached privately (never the text itself); empty: the adapter's own words.
     """
 
     text: str = ""
@@ -104,6 +116,7 @@ class Outgoing:
     private: bool = False
     edit_of: str | None = None
     notice: str | None = None
+    pointer: str = ""
 
     @property
     def all_buttons(self) -> list[Button]:

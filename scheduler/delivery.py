@@ -25,6 +25,12 @@ loses it) any process may re-claim the row with a second conditional UPDATE on
 "at least once, labelled" over "at most once" for this one window: the crash may have come
 before the message left, and a lost reminder is worse than a repeat that says it may be one.
 
+Privately, always: a reminder is the person's own business ("take my antidepressants"), so it
+goes to their private chat even when it was set in a group or through an ephemeral slash
+command (the adapter sends a private Outgoing for a group chat to the person directly). If they
+cannot be reached privately (never started the bot, DMs closed), the group gets only "a reminder
+for <name>", never its text.
+
 Late delivery: a reminder found after its time (the bot was down, or sends failed) says how
 late it is; beyond ``settings.reminder_grace_minutes`` it is delivered as *missed*. A repeating
 reminder that missed several occurrences is delivered once, and continues with its next
@@ -149,6 +155,13 @@ def delivery_text(
     if maybe_repeat:
         text += "\n(I was interrupted while sending this earlier, so you may have seen it already.)"
     return Delivery(text, kind)
+
+
+def pointer_text(name: str) -> str:
+    """What a group sees of a reminder that could not be sent privately: whose, never what."""
+    who = f"for {name.strip()}" if name.strip() else "for someone here"
+    return (f"⏰ I have a reminder {who}, but I can only send it in a private chat, and I can't "
+            "write to them there yet.")
 
 
 def sendable_here(has_sender: bool, chat: ChatRef, console_user: str) -> bool:
@@ -313,15 +326,21 @@ class ReminderDelivery:
 
     async def _send_claimed(self, r: ReminderView, *, maybe_repeat: bool) -> bool:
         now = self.clock()
-        repeats = r.repeats
-        next_due = next_occurrence(repeats, r.due_at, now, r.timezone) if repeats else None
-        message = delivery_text(
-            r.text, r.due_at, now, r.timezone, self.settings.reminder_grace_minutes,
-            repeats=repeats, next_due=next_due, maybe_repeat=maybe_repeat,
-        )
-        try:
+        try:  # whatever fails while composing is a failed attempt, never a claim left hanging
+            repeats = r.repeats
+            next_due = next_occurrence(repeats, r.due_at, now, r.timezone) if repeats else None
+            message = delivery_text(
+                r.text, r.due_at, now, r.timezone, self.settings.reminder_grace_minutes,
+                repeats=repeats, next_due=next_due, maybe_repeat=maybe_repeat,
+            )
             buttons = await self.buttons_for(r.owner_id, r.id)
-            out = Outgoing(text=message.text, buttons=buttons)
+            name = await self.db.tx(rows.display_name, r.platform, r.user_id)
+            out = Outgoing(text=message.text, buttons=buttons, private=True, pointer=pointer_text(name))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return await self._failed(r, exc)
+        try:
             await asyncio.wait_for(self.outbox.send(r.chat, out), timeout=self.send_timeout)
         except asyncio.CancelledError:
             raise

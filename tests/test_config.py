@@ -29,7 +29,8 @@ def test_every_setting_is_listed_with_a_comment_in_env_example():
     "name,value",
     [
         ("default_timezone", "Nowhere/Special"),
-        ("telegram_webhook_port", "99999"),
+        ("web_port", "99999"),
+        ("web_public_url", "memory.example.com"),
         ("database_url", "mysql://x"),
         ("llm_timeout_seconds", "-1"),
         ("log_level", "loud"),

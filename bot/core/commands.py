@@ -28,6 +28,16 @@ class Save:
 
 
 @dataclass(frozen=True)
+class BareNumber:
+    """A message that is only a number ("2"). In the terminal a number presses a button, and
+    one that pressed nothing reaches the core as this (see adapters/console.py); elsewhere it
+    is chat."""
+
+    number: int
+    text: str
+
+
+@dataclass(frozen=True)
 class Malformed:
     """A command we recognised but could not read; `message` says how to write it."""
 
@@ -95,8 +105,18 @@ class Link:
     code: str | None
 
 
+@dataclass(frozen=True)
+class TokenCmd:
+    """/token new [name], /token list, /token revoke N: keys for programs (the HTTP API, MCP)."""
+
+    verb: str  # new | list | revoke
+    name: str = ""
+    number: int | None = None
+
+
 Intent = Union[
-    Chat, Save, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link
+    Chat, Save, BareNumber, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link,
+    TokenCmd,
 ]
 
 # --- grammar ---------------------------------------------------------------------------------
@@ -110,7 +130,8 @@ _COMMAND = re.compile(r"^/([A-Za-z_][A-Za-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+(.*))
 SIMPLE = {"undo", "export", "import", "help", "why", "reminders", "tidy", "forget_me", "unlink", "start"}
 BY_NUMBER = {"forget": "forget", "delete": "forget", "history": "history", "past": "past", "restore": "restore"}
 REWRITE = {"edit", "update"}
-ALIASES = {"memory": "memories", "list": "memories", "forgetme": "forget_me", "tz": "timezone", "find": "search"}
+ALIASES = {"memory": "memories", "list": "memories", "forgetme": "forget_me", "tz": "timezone", "find": "search",
+           "tokens": "token"}
 
 USAGE = {
     "memories": "/memories [all|current|historical|review|archived]",
@@ -125,6 +146,7 @@ USAGE = {
     "timezone": "/timezone <zone>, e.g. /timezone Europe/Paris",
     "settings": "/settings [review|judge|notices|recheck] [on|off]",
     "link": "/link, or /link <code> with the code shown on your other account",
+    "token": "/token new [name], /token list, /token revoke <number>",
 }
 
 SETTING_NAMES = {
@@ -148,6 +170,8 @@ def parse(text: str) -> Intent:
     stripped = text.strip()
     if not stripped:
         return Chat("")
+    if stripped.isascii() and stripped.isdigit() and len(stripped) <= 9:
+        return BareNumber(int(stripped), text)
     m = _SAVE_COLON.match(stripped)
     if m:
         return Save(m.group(1).strip())
@@ -212,12 +236,29 @@ def _parse_command(text: str) -> Intent:
         if code is not None and not re.fullmatch(r"[A-Za-z0-9-]{4,16}", code):
             return Malformed(f"That doesn't look like a link code. Use {USAGE['link']}.")
         return Link(code)
+    if name == "token":
+        return _token(args)
     return Unknown(name)
+
+
+def _token(args: str) -> Intent:
+    verb, _, rest = args.partition(" ")
+    verb, rest = verb.lower(), rest.strip()
+    if verb in ("", "list", "ls"):
+        return TokenCmd("list")
+    if verb in ("new", "create", "add"):
+        return TokenCmd("new", name=rest)
+    if verb in ("revoke", "delete", "remove"):
+        number = _number(rest)
+        if number is None:
+            return Malformed("Which token? Use /token revoke <number from /token list>.")
+        return TokenCmd("revoke", number=number)
+    return Malformed(f"I don't know /token {verb[:20]}. Use {USAGE['token']}.")
 
 
 def _number(text: str) -> int | None:
     text = text.strip().lstrip("#")
-    if not text.isdigit() or len(text) > 9:
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:  # "²" is a digit, not a number
         return None
     value = int(text)
     return value if value >= 1 else None

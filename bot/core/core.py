@@ -22,6 +22,7 @@ from typing import Any
 from bot.config import Settings
 from bot.core import commands
 from bot.core.buttons import Buttons, ClaimStatus
+from bot.core.followups import FollowUps
 from bot.core.router import Router
 from bot.core.turn import DEFAULT_PAGING, PAGING, Paging, Turn, storable, storable_text
 from bot.events import ButtonPress, ChatRef, Incoming, Outbox, Outgoing
@@ -49,6 +50,7 @@ class Core:
     buttons: Buttons = None  # type: ignore[assignment]  # None: tokens in the memory's database
     router: Router = field(default_factory=Router)
     outbox: Outbox = field(default_factory=Outbox)
+    followups: FollowUps = field(default_factory=FollowUps)  # questions answered by the next message
     # weak: a lock lives while someone holds or waits for it, so the map does not grow with
     # every person ever seen
     _locks: weakref.WeakValueDictionary[Hashable, asyncio.Lock] = field(default_factory=weakref.WeakValueDictionary)
@@ -92,13 +94,22 @@ class Core:
             message_id=message.message_id,
         )
         async with self.lock_for(owner_id):
-            intent = commands.parse(message.text)
-            handler = self.router.for_intent(intent)
-            if handler is None:
-                if isinstance(intent, commands.Simple):
-                    return [Outgoing(f"/{intent.verb} is not available in this setup.", private=turn.is_group)]
-                return [Outgoing("I didn't understand that. Type /help to see what I can do.")]
-            return await handler(self, turn, intent, message)
+            before: list[Outgoing] = []
+            awaited = self.followups.take(owner_id, message.chat)
+            if awaited is not None and not message.text.lstrip().startswith("/"):
+                before, handled = await awaited.handler(self, turn, message)
+                if handled:
+                    return before
+            return before + await self._dispatch(turn, message)
+
+    async def _dispatch(self, turn: Turn, message: Incoming) -> list[Outgoing]:
+        intent = commands.parse(message.text)
+        handler = self.router.for_intent(intent)
+        if handler is None:
+            if isinstance(intent, commands.Simple):
+                return [Outgoing(f"/{intent.verb} is not available in this setup.", private=turn.is_group)]
+            return [Outgoing("I didn't understand that. Type /help to see what I can do.")]
+        return list(await handler(self, turn, intent, message))
 
     async def handle_press(self, press: ButtonPress) -> list[Outgoing]:
         if not self._allowed(press.platform, press.user_id):
@@ -110,9 +121,13 @@ class Core:
                 return [Outgoing(notice=REFUSALS[known.status if known.status is ClaimStatus.UNKNOWN else ClaimStatus.NOT_YOURS])]
             async with self.lock_for(owner_id):
                 claim = await self.buttons.claim(press.token, owner_id)
-                if claim.status is not ClaimStatus.OK:
-                    return [Outgoing(notice=REFUSALS[claim.status])]
                 handler = self.router.for_press(claim.action)
+                if claim.status is ClaimStatus.EXPIRED:
+                    handler = self.router.for_expired(claim.action)
+                    if handler is None:
+                        return [Outgoing(notice=REFUSALS[claim.status])]
+                elif claim.status is not ClaimStatus.OK:
+                    return [Outgoing(notice=REFUSALS[claim.status])]
                 if handler is None:
                     log.warning("no handler for button action %r", claim.action)
                     return [Outgoing(notice=REFUSALS[ClaimStatus.UNKNOWN])]
@@ -127,7 +142,7 @@ class Core:
                 )
                 return await handler(self, turn, claim, press)
         except StorageError as exc:
-            return [Outgoing(notice="Nothing was changed.", text=exc.person_message)]
+            return [Outgoing(notice=exc.notice, text=exc.person_message)]
         except Exception:
             log.exception("failed to handle a button press")
             return [Outgoing(notice=SOMETHING_WRONG)]

@@ -24,5 +24,6 @@ COMMAND_MENU: tuple[tuple[str, str], ...] = (
     ("import", "Restore from an exported file"),
     ("link", "Link your Telegram and Discord accounts"),
     ("unlink", "Separate linked accounts again"),
+    ("token", "Keys for programs (HTTP API, MCP): new, list, revoke"),
     ("forget_me", "Delete everything I hold about you"),
 )

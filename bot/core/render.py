@@ -114,17 +114,76 @@ def conflict_question(view: ConflictView) -> str:
     return "\n".join(lines)
 
 
-def conflict_outcome(view: ConflictView, choice: Choice) -> str:
+def span(seconds: int) -> str:
+    """A length of time for a sentence: "1 minute", "10 minutes", "30 seconds", "2 hours"."""
+    seconds = max(0, int(seconds))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    if seconds >= 60:
+        n = round(seconds / 60)
+        return f"{n} minute{'s' if n != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
+def erased_after(undo_window_seconds: int) -> str:
+    """When a deleted memory's text leaves the database (the purge runs every minute at most)."""
+    return f"/undo brings it back within {span(undo_window_seconds)}; then its text is erased for good"
+
+
+def join_quoted(texts: Sequence[str]) -> str:
+    """“A”, “B” and “C”."""
+    quoted = [quote(t) for t in texts]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def state_of(m: MemoryView) -> str:
+    if m.deleted:
+        return "deleted"
+    if m.archived:
+        return "archived"
+    return m.status
+
+
+# how a fact's state reads after an answer: (one, several)
+_STATE_PHRASES = {
+    "current": ("is current", "are current"),
+    "historical": ("is now past (kept in your history)", "are now past (kept in your history)"),
+    "unsure": ("still waits for your answer to another question", "still wait for your answer to other questions"),
+    "deleted": ("was deleted", "were deleted"),
+    "archived": ("is archived", "are archived"),
+}
+
+
+def _state_clause(texts: Sequence[str], state: str) -> str:
+    one, several = _STATE_PHRASES.get(state, (f"is {state}", f"are {state}"))
+    return f"{join_quoted(texts)} {one if len(texts) == 1 else several}"
+
+
+def conflict_outcome(view: ConflictView, choice: Choice, *, undo_window_seconds: int | None = None) -> str:
+    """What an answer did, read from the state of every fact after the change (never from the
+    choice alone: another answer or change may have moved a fact on)."""
     assert view.new is not None
-    olds = ", ".join(quote(o.text) for o in view.olds) or "the older fact"
-    new = quote(view.new.text)
-    if choice is Choice.KEEP:
-        return f"Kept both: {olds} and {new} are both current."
-    if choice is Choice.PAST:
-        return f"Done: {olds} is now past (kept in your history), and {new} is current."
-    if choice is Choice.REPLACE:
-        return f"Done: {olds} was deleted, and {new} is current."
-    return f"Done: {new} was discarded; {olds} stays current."
+    by_state: dict[str, list[str]] = {}
+    for old in view.olds:
+        by_state.setdefault(state_of(old), []).append(old.text)
+    new_state = state_of(view.new)
+    if choice is Choice.KEEP and set(by_state) <= {"current"} and new_state == "current":
+        olds = join_quoted(by_state.get("current", [])) or "the older fact"
+        return f"Kept both: {olds} and {quote(view.new.text)} are both current."
+    clauses = [_state_clause(texts, state) for state, texts in by_state.items()]
+    if "deleted" in by_state and undo_window_seconds is not None:
+        clauses[list(by_state).index("deleted")] += f" ({erased_after(undo_window_seconds)})"
+    new_clause = (
+        f"{quote(view.new.text)} was discarded" if new_state == "deleted"
+        else _state_clause([view.new.text], new_state)
+    )
+    if new_state == "deleted":
+        return f"Done: {new_clause}; " + ", and ".join(clauses or ["the older fact stays as it was"]) + "."
+    return "Done: " + ", ".join(clauses) + (", and " if clauses else "") + new_clause + "."
 
 
 def history_text(h: History, tz: str) -> str:
@@ -134,6 +193,9 @@ def history_text(h: History, tz: str) -> str:
         lines.append(f"{i}. {quote(v.text)}{dates_note(v)} — {state}, saved {local_time(v.created_at, tz)}")
     lines.append("Changes:")
     for e in h.entries:
+        if e.kind == "replaced_older":  # the answer that made this fact replace an older one
+            lines.append(f"• {local_time(e.at, tz)} {e.note}")
+            continue
         what = e.kind.replace("_", " ")
         detail = ""
         if e.kind == "edited" and e.text_before is not None:
@@ -164,5 +226,15 @@ Reminders
 Your data
   /export    /import (send the file with it)    /forget_me
   /settings [review|judge|notices|recheck] [on|off]    /tidy    /link    /unlink
+  /token new [name] | list | revoke <n> — keys for programs (HTTP API, MCP), private chats only
 
 When a new fact may replace an old one, I ask before changing anything."""
+
+# how each platform takes a backup file with /import; the terminal reads it from a path
+IMPORT_HOW = {"console": "/import <file>", "discord": "/import (attach the file)"}
+
+
+def help_text(platform: str) -> str:
+    """/help as it applies where the person is (the terminal has no file attachments)."""
+    how = IMPORT_HOW.get(platform)
+    return HELP.replace("/import (send the file with it)", how) if how else HELP

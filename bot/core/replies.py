@@ -8,12 +8,14 @@ the same way.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bot.core import render
 from bot.core.buttons import ButtonSpec
 from bot.core.core import Core
 from bot.core.turn import DEFAULT_PAGING, Turn
 from bot.events import Outgoing
-from bot.memory import Choice, MemoryView, RememberResult, Which, choice_label
+from bot.memory import Choice, ConflictView, MemoryView, RememberResult, Which, choice_label, conflict_fingerprint
 
 LIST_TITLES = {
     Which.ALL: "Your memories",
@@ -58,15 +60,32 @@ async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing
     view = await core.memory.conflict(turn.owner_id, conflict_id)
     if view is None or view.new is None or view.status != "pending":
         return None
+    seen = conflict_fingerprint(view)  # a press re-checks that the facts are still as shown
 
     def spec(choice: Choice) -> ButtonSpec:
+        payload = {"conflict_id": conflict_id, "choice": choice.value, "seen": seen}
         label = choice_label(choice, view.recommended)
-        return ButtonSpec(label, "conflict", {"conflict_id": conflict_id, "choice": choice.value})
+        return ButtonSpec(label, "conflict", payload, detail=choice_detail(view, choice))
 
     rows = [[spec(Choice.KEEP), spec(Choice.PAST)], [spec(Choice.REPLACE), spec(Choice.DISCARD)]]
     buttons = await core.buttons.issue(turn.owner_id, rows)
     await core.memory.record_shown(turn.owner_id, conflict_id, turn.platform, turn.chat.chat_id, None)
     return reply(turn, render.conflict_question(view), buttons=buttons)
+
+
+def choice_detail(view: ConflictView, choice: Choice) -> str:
+    """An answer's button naming the facts it acts on (shown where the label alone could be
+    pressed for the wrong question)."""
+    assert view.new is not None
+    olds = render.join_quoted([o.text[:60] for o in view.olds]) or "the older fact"
+    new = render.quote(view.new.text, 60)
+    if choice is Choice.KEEP:
+        return f"Keep both {olds} and {new}"
+    if choice is Choice.PAST:
+        return f"Mark {olds} as past, {new} current"
+    if choice is Choice.REPLACE:
+        return f"Replace {olds} with {new} (deletes {olds})"
+    return f"Discard {new}, keep {olds}"
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -103,3 +122,27 @@ async def page_message(core: Core, turn: Turn, title: str, items: list[MemoryVie
         row.append(ButtonSpec("Next ▶", "page", {"title": title, "ids": ids, "page": page + 1}, single_use=False))
     buttons = await core.buttons.issue(turn.owner_id, [row]) if row else ()
     return reply(turn, text, buttons=buttons)
+
+
+# "delete everything" is the one change with no undo: its confirmation must be pressed soon
+# after it is shown (an older one asks again) and on what it showed (a change since asks again)
+FORGET_ME_SECONDS = 180
+
+
+async def forget_me_question(core: Core, turn: Turn, lead: str = "") -> Outgoing:
+    """The confirmation of /forget_me, naming what goes; its Yes button carries what was shown."""
+    count, newest = await core.memory.forget_scope(turn.owner_id)
+    ttl = timedelta(seconds=FORGET_ME_SECONDS)
+    yes = ButtonSpec(
+        "Yes, delete everything now (no undo)", "forget_me", {"confirm": True, "seen": [count, newest]}, ttl=ttl,
+        detail=f"Yes, delete all {count} memories and everything else now (no undo)",
+    )
+    no = ButtonSpec("Cancel", "forget_me", {"confirm": False}, ttl=ttl, detail="Cancel deleting everything")
+    buttons = await core.buttons.issue(turn.owner_id, [[yes, no]])
+    memories = f"{count} memor{'y' if count == 1 else 'ies'}"
+    text = (
+        f"This deletes everything I hold about you — {memories}, their history, your reminders, "
+        "settings and our conversation log — at once and for good. There is no undo: this question "
+        f"is the only safeguard, and its button works for {render.span(FORGET_ME_SECONDS)}. Are you sure?"
+    )
+    return reply(turn, (lead + "\n\n" if lead else "") + text, buttons=buttons)

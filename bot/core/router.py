@@ -30,6 +30,7 @@ class Router:
         self._intents: dict[type, IntentHandler] = {}
         self._commands: dict[str, IntentHandler] = {}
         self._presses: dict[str, PressHandler] = {}
+        self._expired: dict[str, PressHandler] = {}
 
     # --- registration ---------------------------------------------------------------------------
     def intent(self, kind: type, handler: IntentHandler) -> None:
@@ -46,6 +47,11 @@ class Router:
         """The handler of a button action (the action stored with the button's token)."""
         _put(self._presses, action, handler, f"button action {action!r}")
 
+    def expired(self, action: str, handler: PressHandler) -> None:
+        """What a press of an expired button of this action does (default: a short refusal).
+        For confirmations that expire on purpose, so the person is asked again."""
+        _put(self._expired, action, handler, f"expired button action {action!r}")
+
     # --- lookup --------------------------------------------------------------------------------
     def for_intent(self, intent: Intent) -> IntentHandler | None:
         if isinstance(intent, Simple):
@@ -54,6 +60,9 @@ class Router:
 
     def for_press(self, action: str) -> PressHandler | None:
         return self._presses.get(action)
+
+    def for_expired(self, action: str) -> PressHandler | None:
+        return self._expired.get(action)
 
     @property
     def intents(self) -> frozenset[type]:

@@ -1,7 +1,9 @@
 """/link and /unlink: one person, several accounts (Telegram, Discord, the terminal), one memory.
 
 The flow. On account A the person sends /link and gets a one-time code (10 characters, valid 10
-minutes, bound to A's owner). On account B they send ``/link CODE``. B then *joins* A's owner:
+minutes, bound to A's owner). On account B they send ``/link CODE`` and are shown whose account
+that is (platform and display name) with "Yes, link them" / "Cancel": a code typed from someone
+else's message would otherwise hand over every memory unasked. On "Yes" B *joins* A's owner:
 every later message from B reads and writes the same memory as A. B's own memories are brought
 over through the normal save path, ``core.memory.remember(...)`` (source and confidence kept,
 the conflict rules on, the AI judge off), so where the two accounts disagree ("I live in
@@ -49,10 +51,11 @@ from datetime import timedelta
 from typing import Any
 
 from bot.core import commands as c
+from bot.core.buttons import ButtonSpec, Claim
 from bot.core.core import Core
 from bot.core.replies import conflict_message, reply
 from bot.core.turn import Turn
-from bot.events import ChatRef, Incoming, Outgoing
+from bot.events import ButtonPress, ChatRef, Incoming, Outgoing
 from bot.memory import FactError
 from bot.memory.writing import linking as tx
 from bot.storage.models import Status
@@ -116,11 +119,55 @@ async def issue(core: Core, turn: Turn) -> tx.IssuedCode:
     return await _tx(core, tx.issue_code, turn.owner_id, turn.platform, turn.user_id)
 
 
+PRESS_ACTION = "link"
+
+
 async def on_link(core: Core, turn: Turn, intent: c.Link, msg: Incoming) -> list[Outgoing]:
-    """/link shows a code; /link CODE uses one."""
+    """/link shows a code; /link CODE says whose account it would join and asks first."""
     if intent.code is None:
         return await _show_code(core, turn)
-    return await link_with_code(core, turn, intent.code)
+    return await confirm_code(core, turn, intent.code)
+
+
+def confirmation_text(issuer: tx.Peer) -> str:
+    """Whose account a typed code joins, before anything happens: a code typed from a message
+    someone else sent would otherwise hand over every memory without a word."""
+    name = f" “{issuer.display_name}”" if issuer.display_name else ""
+    return (
+        f"That code was shown by the {platform_name(issuer.platform)} account{name}. Linking makes this "
+        f"account share one memory with it: everything this account knows goes there, and that account "
+        "sees all of it. Only link your own accounts. Link them?"
+    )
+
+
+async def confirm_code(core: Core, turn: Turn, typed: str) -> list[Outgoing]:
+    """The typed code checked (a wrong one counts as a failed try) but not used: the question."""
+    peeked: tx.Claimed = await _tx(core, tx.peek_code, turn.platform, turn.user_id, typed)
+    if peeked.outcome is not tx.Outcome.READY:
+        return [reply(turn, refusal(peeked))]
+    [issuer] = peeked.peers
+    code = tx.normalize_code(typed)
+    buttons = await core.buttons.issue(turn.owner_id, [[
+        ButtonSpec("Yes, link them", PRESS_ACTION, {"code": code, "join": True}, ttl=tx.CODE_TTL),
+        ButtonSpec("Cancel", PRESS_ACTION, {"code": code, "join": False}, ttl=tx.CODE_TTL),
+    ]])
+    return [reply(turn, confirmation_text(issuer), buttons=buttons)]
+
+
+async def on_press(core: Core, turn: Turn, claim: Claim, press: ButtonPress) -> list[Outgoing]:
+    """"Yes, link them" links with the code (checked again: it may have expired or been used
+    meanwhile); "Cancel" leaves everything as it was."""
+    code = claim.payload.get("code")
+    if not isinstance(code, str):
+        return [Outgoing(notice="This button is not valid (any more).")]
+    if not claim.payload.get("join"):
+        return [Outgoing(text="Nothing was linked.", edit_of=press.message_id, private=turn.is_group, notice="Cancelled.")]
+    outs = await link_with_code(core, turn, code)
+    if outs and press.message_id:
+        first = outs[0]
+        outs[0] = Outgoing(text=first.text, buttons=first.buttons, private=first.private,
+                           edit_of=press.message_id, notice="Linked." if "Linked!" in first.text else None)
+    return outs
 
 
 async def _show_code(core: Core, turn: Turn) -> list[Outgoing]:
@@ -349,4 +396,4 @@ async def on_unlink(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> 
     return [reply(turn, "\n".join(lines))]
 
 
-__all__ = ["on_link", "on_unlink", "merge", "issue", "link_with_code", "MergeReport"]
+__all__ = ["on_link", "on_press", "on_unlink", "merge", "issue", "link_with_code", "confirm_code", "MergeReport", "PRESS_ACTION"]

@@ -37,9 +37,9 @@ from bot.events import ButtonPress, ChatRef, Outgoing
 from bot.core.buttons import ButtonSpec, Claim
 from bot.storage.db import Database
 from bot.storage.models import Conflict, EventKind, Identity, Memory, MessageLog, Owner, Status, utcnow
-from bot.memory import MemoryService
+from bot.memory import MemoryService, words_seen
 from bot.memory.rules.slots import detect_slot, slot_value
-from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 from bot.core.core import Core
 from bot.core.turn import Turn
 from scheduler.delivery import sendable_here
@@ -276,7 +276,7 @@ def mark_changed(s: Session, owner_id: int, memory_id: int) -> tuple[MemoryView,
     m.status = Status.UNSURE.value
     touch(m)
     s.add(m)
-    action = new_action(s, owner_id, "recheck", f"marking “{m.text[:80]}” as possibly outdated")
+    action = new_action(s, owner_id, "recheck", f"marking {mref(m.id)} as possibly outdated")
     log_event(s, action, m, EventKind.MARKED_UNSURE, before, note="changed (re-check)")
     return MemoryView.of(m), True
 
@@ -328,8 +328,10 @@ class Rechecker:
             buttons = await self.core.buttons.issue(
                 owner_id,
                 [[
-                    ButtonSpec("Yes", PRESS_ACTION, {"op": "yes", "id": chosen.id}),
-                    ButtonSpec("Changed", PRESS_ACTION, {"op": "changed", "id": chosen.id}),
+                    ButtonSpec("Yes", PRESS_ACTION, {"op": "yes", "id": chosen.id, "seen": words_seen(chosen.text)},
+                               detail=f"Yes, {render.quote(chosen.text, 60)} is still true"),
+                    ButtonSpec("Changed", PRESS_ACTION, {"op": "changed", "id": chosen.id, "seen": words_seen(chosen.text)},
+                               detail=f"{render.quote(chosen.text, 60)} has changed"),
                 ]],
             )
             out = Outgoing(text=question_text(chosen), buttons=buttons, private=True)
@@ -354,6 +356,13 @@ class Rechecker:
 
         def edit(text: str, notice: str) -> Outgoing:
             return Outgoing(text=text, edit_of=press.message_id, private=True, notice=notice)
+
+        seen = claim.payload.get("seen")
+        if isinstance(seen, str):  # the answer is about the words that were shown
+            now = await self.memory.get(turn.owner_id, mid)
+            if now is not None and words_seen(now.text) != seen:
+                return [edit(f"That memory changed since I asked: it now reads {render.quote(now.text)}. "
+                             "Nothing was recorded.", "Changed since — nothing recorded.")]
 
         if op == "yes":
             view = await self._tx(confirm, turn.owner_id, mid, self.clock())

@@ -17,6 +17,7 @@ Entry points:
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -30,19 +31,31 @@ from bot.core.core import Core
 from bot.core.replies import reply
 from bot.core.turn import Turn
 from bot.events import ButtonPress, ChatRef, Incoming, Outgoing
+from bot.plaintext import strip_controls
 from bot.storage.db import Database
 from bot.storage.models import utcnow
 from bot.storage.reminders import (
     CANCELLED,
     PENDING_STATES,
     ReminderView,
+    cancel_as_action,
     cancel_owner,
-    cancel_row,
+    find_uid,
     get,
-    insert,
     pending,
+    same_pending,
+    set_reminder,
 )
-from bot.when.grammar import EXAMPLES, ParseProblem, ReminderRequest, parse_remind_me, parse_reminder, reminder_text
+from bot.when.grammar import (
+    EXAMPLES,
+    ParseProblem,
+    ReminderRequest,
+    complete_with_time,
+    parse_remind_me,
+    parse_reminder,
+    reminder_text,
+)
+from bot.when.recurrence import Recurrence
 from bot.when.zones import format_local
 
 log = logging.getLogger(__name__)
@@ -144,10 +157,17 @@ class ReminderService:
         return parse_reminder(text, tz, self.clock())
 
     async def create(self, owner_id: int, chat: ChatRef, request: ReminderRequest) -> ReminderView:
+        """Store the reminder as the person's action (so /undo takes it back) and set its timer."""
         rec = request.recurrence.to_str() if request.recurrence else None
-        view: ReminderView = await self._tx(insert, owner_id, chat, request.what, request.due_utc, request.tz, rec)
+        what = strip_controls(request.what, keep_newlines=False)  # it is printed to terminals too
+        view, _action = await self._tx(set_reminder, owner_id, chat, what, request.due_utc, request.tz, rec)
         self.timers.schedule(view.id, owner_id, view.due_at)
         return view
+
+    async def duplicate_of(self, owner_id: int, request: ReminderRequest) -> ReminderView | None:
+        """A pending reminder with the same words at the same time (and repetition), or None."""
+        rec = request.recurrence.to_str() if request.recurrence else None
+        return await self._tx(same_pending, owner_id, request.what, request.due_utc, rec)
 
     async def set_text(self, owner_id: int, chat: ChatRef, text: str) -> tuple[bool, str, int | None]:
         """Set a reminder from "<when> <what>" (either order); (ok, reply, id)."""
@@ -189,18 +209,28 @@ class ReminderService:
     async def get(self, owner_id: int, reminder_id: int) -> ReminderView | None:
         return await self._tx(get, owner_id, reminder_id)
 
+    async def by_uid(self, owner_id: int, uid: str) -> ReminderView | None:
+        """For programs (the HTTP API, MCP), which know reminders by their stable uid."""
+        return await self._tx(find_uid, owner_id, uid)
+
     # --- changing --------------------------------------------------------------------------
     async def cancel(self, owner_id: int, reminder_id: int) -> tuple[bool, str]:
-        cancelled, view = await self._tx(cancel_row, owner_id, reminder_id)
+        ok, text, _action = await self.cancel_with_undo(owner_id, reminder_id)
+        return ok, text
+
+    async def cancel_with_undo(self, owner_id: int, reminder_id: int) -> tuple[bool, str, str | None]:
+        """Cancel (stop, a repeating one) as the person's action: (done, the words, the action's
+        id for an Undo button)."""
+        cancelled, view, action_id = await self._tx(cancel_as_action, owner_id, reminder_id)
         if view is None:
-            return False, f"There is no reminder {reminder_id}."
+            return False, f"There is no reminder {reminder_id}.", None
         if cancelled:
             self.timers.unschedule(reminder_id)
             verb = "Stopped the repeating reminder" if view.recurrence else "Cancelled the reminder"
-            return True, f"{verb} {render.quote(view.text, 200)}."
+            return True, f"{verb} {render.quote(view.text, 200)}.", action_id
         if view.state == CANCELLED:
-            return False, f"The reminder {render.quote(view.text, 200)} was already cancelled."
-        return False, f"The reminder {render.quote(view.text, 200)} was already delivered."
+            return False, f"The reminder {render.quote(view.text, 200)} was already cancelled.", None
+        return False, f"The reminder {render.quote(view.text, 200)} was already delivered.", None
 
     async def snooze(self, owner_id: int, reminder_id: int, minutes: int) -> tuple[bool, str, int | None]:
         """A new one-off reminder `minutes` from now with the same text and chat. The original
@@ -209,12 +239,24 @@ class ReminderService:
         original = await self.get(owner_id, reminder_id)
         if original is None:
             return False, "That reminder no longer exists.", None
+        if original.state == CANCELLED:
+            return False, f"The reminder {render.quote(original.text, 200)} was cancelled since; nothing was snoozed.", None
         due = self.clock() + timedelta(minutes=minutes)
-        view: ReminderView = await self._tx(
-            insert, owner_id, original.chat, original.text, due, original.timezone, None
+        view, _action = await self._tx(
+            functools.partial(set_reminder, verb="snoozing the reminder"),
+            owner_id, original.chat, original.text, due, original.timezone, None,
         )
         self.timers.schedule(view.id, owner_id, due)
         return True, f"💤 Snoozed {render.quote(original.text, 200)} until {format_local(due, original.timezone)}.", view.id
+
+    async def after_undo(self, owner_id: int, done: Any) -> None:
+        """An undo brought reminders back (their timers are set) or stopped them."""
+        for rid in getattr(done, "reminders_scheduled", ()):
+            view = await self.get(owner_id, rid)
+            if view is not None and view.state in PENDING_STATES:
+                self.timers.schedule(rid, owner_id, view.due_at)
+        for rid in getattr(done, "reminders_stopped", ()):
+            self.timers.unschedule(rid)
 
     async def forget_owner(self, owner_id: int) -> None:
         """After /forget_me: nothing of this person stays scheduled (the rows are usually gone
@@ -229,7 +271,13 @@ class ReminderService:
 
 
 class ReminderCommands:
-    """What people type and press about reminders, on top of the service."""
+    """What people type and press about reminders, on top of the service.
+
+    A question about the time ("What time tomorrow?") takes the next message as its answer (the
+    core's follow-ups): "at 10", or a bare "10" (read as a time while a time is awaited). A
+    reminder that is already set with the same words and time is pointed out with a choice.
+    Cancelling a one-off happens at once, stopping a repeating one asks first; both confirm in
+    words naming the reminder, with an Undo."""
 
     def __init__(self, service: ReminderService) -> None:
         self.service = service
@@ -241,26 +289,68 @@ class ReminderCommands:
         typed = intent.text.strip()
         is_slash = msg.text.lstrip().startswith("/")
         if is_slash and not typed.lower().startswith("me "):
-            ok, text, _ = await service.set_text(turn.owner_id, turn.chat, typed)
-            return [reply(turn, text)]
-        asked = parse_remind_me(typed if not is_slash else f"remind {typed}")
-        if asked is None:
-            return [reply(turn, f"When should I remind you, and of what? For example: {EXAMPLES}.")]
-        when, what = asked
-        if not when:
-            return [reply(turn, ask_for_time(what))]
-        ok, text, _ = await service.set_text(turn.owner_id, turn.chat, reminder_text(when, what))
-        return [reply(turn, text)]
+            got = await service.parse(turn.owner_id, typed)
+        else:
+            asked = parse_remind_me(typed if not is_slash else f"remind {typed}")
+            if asked is None:
+                return [reply(turn, f"When should I remind you, and of what? For example: {EXAMPLES}.")]
+            when, what = asked
+            if not when:
+                return [self._ask(core, turn, ParseProblem(ask_for_time(what), True, "", what))]
+            got = await service.parse(turn.owner_id, reminder_text(when, what))
+        if isinstance(got, ParseProblem):
+            return [self._ask(core, turn, got) if got.asks_time else reply(turn, got.message)]
+        return [await self.set_or_point_out(core, turn, got)]
+
+    def _ask(self, core: Core, turn: Turn, question: ParseProblem) -> Outgoing:
+        """Ask for the time; the person's next message in this chat is the answer."""
+
+        async def answer(core: Core, turn: Turn, msg: Incoming) -> tuple[list[Outgoing], bool]:
+            tz = await self.service._timezone_of(turn.owner_id)
+            got = complete_with_time(question, msg.text, tz, self.service.clock())
+            if got is None:  # not a time: the message is read as it normally would be
+                note = f"(I didn't take that as the time for {render.quote(question.what, 80)}, so that reminder is not set.)"
+                return [reply(turn, note)], False
+            if isinstance(got, ParseProblem):
+                follow = got if got.asks_time else ParseProblem(got.message, True, question.when, question.what)
+                return [self._ask(core, turn, follow)], True
+            return [await self.set_or_point_out(core, turn, got)], True
+
+        core.followups.expect(turn.owner_id, turn.chat, answer)
+        return reply(turn, question.message + " (Just write the time, e.g. “at 10”.)"
+                     if question.when else question.message)
+
+    async def set_or_point_out(self, core: Core, turn: Turn, request: ReminderRequest) -> Outgoing:
+        """Set the reminder, unless the same one is already set: then ask."""
+        same = await self.service.duplicate_of(turn.owner_id, request)
+        if same is None:
+            await self.service.create(turn.owner_id, turn.chat, request)
+            return reply(turn, confirmation_text(request))
+        rec = request.recurrence.to_str() if request.recurrence else None
+        payload = {"op": "twice", "what": request.what, "due": request.due_utc.isoformat(), "tz": request.tz,
+                   "rec": rec, "understood": request.understood}
+        buttons = await core.buttons.issue(turn.owner_id, [[
+            ButtonSpec("Keep just the one", PRESS_ACTION, {"op": "keep_one", "id": same.id},
+                       detail=f"Keep just one {render.quote(same.text, 60)}"),
+            ButtonSpec("Set it twice", PRESS_ACTION, payload, detail=f"Set {render.quote(same.text, 60)} a second time"),
+        ]])
+        return reply(
+            turn,
+            f"You already have this reminder: {render.quote(same.text, 200)} — {due_words(same)}. "
+            "Nothing new is set yet.",
+            buttons=buttons,
+        )
 
     async def list_message(self, core: Core, turn: Turn) -> Outgoing:
-        """The /reminders list with one Cancel (or Stop, for repeating ones) button per reminder.
-        The buttons are not single-use: cancelling one must not disable the others; a second
-        press is harmless (the cancel is conditional)."""
+        """The /reminders list with one Cancel (or Stop, for repeating ones) button per reminder,
+        each naming its reminder. One press uses up the list's buttons: the list is replaced by
+        what happened (never renumbered under the person's fingers); /reminders shows it anew."""
         items = await self.service.upcoming(turn.owner_id)
         rows = []
         for n, r in enumerate(items[:MAX_LISTED], 1):
-            label = f"Stop {n}" if r.recurrence else f"Cancel {n}"
-            rows.append([ButtonSpec(label, PRESS_ACTION, {"op": "cancel", "id": r.id}, single_use=False)])
+            verb = "Stop" if r.recurrence else "Cancel"
+            rows.append([ButtonSpec(f"{verb} {n}", PRESS_ACTION, {"op": "cancel", "id": r.id},
+                                    detail=f"{verb} {render.quote(r.text, 60)}")])
         buttons = await core.buttons.issue(turn.owner_id, rows) if rows else ()
         return reply(turn, list_text(items), buttons=buttons)
 
@@ -271,19 +361,37 @@ class ReminderCommands:
         service = self.service
         op = claim.payload.get("op")
         rid = claim.payload.get("id")
-        if not isinstance(rid, int) or op not in ("done", "snooze", "cancel"):
-            return [Outgoing(notice="This button is not valid (any more).")]
 
         def edit(text: str, **kwargs: Any) -> Outgoing:
             return Outgoing(text=text, edit_of=press.message_id, private=turn.is_group, **kwargs)
 
-        if op == "cancel":
-            ok, text = await service.cancel(turn.owner_id, rid)
-            refreshed = await self.list_message(core, turn)
-            return [edit(refreshed.text, buttons=refreshed.buttons, notice=text)]
+        if op == "twice":
+            return [edit(await self._set_twice(turn, claim.payload), notice="Set.")]
+        if not isinstance(rid, int) or op not in ("done", "snooze", "cancel", "stop", "keep", "keep_one"):
+            return [Outgoing(notice="This button is not valid (any more).")]
         view = await service.get(turn.owner_id, rid)
         if view is None:
             return [Outgoing(notice="That reminder no longer exists.")]
+        if op == "keep_one":
+            return [edit(f"Kept just the one: {render.quote(view.text, 200)} — {due_words(view)}.", notice="Nothing new set.")]
+        if op == "keep":
+            return [edit(f"Kept {render.quote(view.text, 200)}; nothing changed.", notice="Kept.")]
+        if op == "cancel" and view.recurrence and view.state in PENDING_STATES:
+            buttons = await core.buttons.issue(turn.owner_id, [[
+                ButtonSpec("Yes, stop it", PRESS_ACTION, {"op": "stop", "id": rid}, detail=f"Yes, stop {render.quote(view.text, 60)}"),
+                ButtonSpec("Keep it", PRESS_ACTION, {"op": "keep", "id": rid}, detail=f"Keep {render.quote(view.text, 60)}"),
+            ]])
+            return [edit(f"Stop the repeating reminder {render.quote(view.text, 200)} ({due_words(view)})?", buttons=buttons)]
+        if op in ("cancel", "stop"):
+            ok, text, action_id = await service.cancel_with_undo(turn.owner_id, rid)
+            if not ok or action_id is None:
+                return [edit(text, notice="Nothing changed.")]
+            verb = "stopping" if view.recurrence else "cancelling"
+            buttons = await core.buttons.issue(turn.owner_id, [[
+                ButtonSpec("Undo", "undo", {"action_id": action_id}, detail=f"Undo {verb} {render.quote(view.text, 60)}")
+            ]])
+            was = f" (it was due {format_local(view.due_at, view.timezone)})" if not view.recurrence else ""
+            return [edit(f"{text[:-1]}{was}. /reminders shows the rest.", buttons=buttons, notice="Done.")]
         if op == "done":
             text = f"✅ Done: {render.quote(view.text, 300)}"
             if view.repeats and view.state in PENDING_STATES:
@@ -293,12 +401,32 @@ class ReminderCommands:
         if not isinstance(minutes, int) or not 1 <= minutes <= 24 * 60:
             return [Outgoing(notice="This button is not valid (any more).")]
         ok, text, _ = await service.snooze(turn.owner_id, rid, minutes)
-        return [edit(text, notice="Snoozed.")]
+        return [edit(text, notice="Snoozed." if ok else "Nothing changed.")]
+
+    async def _set_twice(self, turn: Turn, payload: dict[str, Any]) -> str:
+        try:
+            due = datetime.fromisoformat(str(payload["due"]))
+            what, tz = str(payload["what"]), str(payload["tz"])
+            rec = payload.get("rec")
+            recurrence = Recurrence.from_str(rec) if rec else None
+        except (KeyError, ValueError):
+            return "This button is not valid (any more)."
+        if due <= self.service.clock() and recurrence is None:
+            return "That time has passed meanwhile; nothing was set."
+        request = ReminderRequest(what, due, recurrence, tz, str(payload.get("understood") or format_local(due, tz)))
+        await self.service.create(turn.owner_id, turn.chat, request)
+        return confirmation_text(request).replace("I'll remind you", "I'll remind you (a second time)", 1)
 
 
-async def delivery_buttons(buttons: Any, owner_id: int, reminder_id: int) -> Rows:
-    """Done / Snooze 10 min / Snooze 1 h for a delivered reminder (one press retires all three).
-    `buttons` is the core's Buttons."""
-    row = [ButtonSpec("Done", PRESS_ACTION, {"op": "done", "id": reminder_id})]
-    row += [ButtonSpec(label, PRESS_ACTION, {"op": "snooze", "id": reminder_id, "minutes": m}) for m, label in SNOOZE_CHOICES]
+async def delivery_buttons(buttons: Any, owner_id: int, reminder_id: int, text: str = "") -> Rows:
+    """Done / Snooze 10 min / Snooze 1 h for a delivered reminder (one press retires all three),
+    each naming the reminder in its detail ("Snooze “call mom” 10 min"). `buttons` is the
+    core's Buttons."""
+    name = render.quote(text, 60) if text else "it"
+    row = [ButtonSpec("Done", PRESS_ACTION, {"op": "done", "id": reminder_id}, detail=f"Done: {name}")]
+    row += [
+        ButtonSpec(label, PRESS_ACTION, {"op": "snooze", "id": reminder_id, "minutes": m},
+                   detail=f"Snooze {name} {label.removeprefix('Snooze ')}")
+        for m, label in SNOOZE_CHOICES
+    ]
     return await buttons.issue(owner_id, [row])

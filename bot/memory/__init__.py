@@ -13,20 +13,26 @@ their siblings directly (never through this file), so the rooms below stay free 
 
 from bot.memory.listing import History, HistoryEntry, Which
 from bot.memory.owners import OwnerPrefs
+from bot.memory.public import BadCursor, ChangedSince, Listing, MemoryPage, PublicMemory
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.service import JudgeFn, MemoryService
-from bot.memory.store import MemoryView
+from bot.memory.store import MemoryView, words_seen
 from bot.memory.writing.changes import Changed
 from bot.memory.writing.saving import Decision, FactError, RememberResult
 from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled, choice_label
+from bot.memory.writing.settle import fingerprint as conflict_fingerprint
 from bot.memory.writing.transfer import ImportProblem, ImportReport
 from bot.memory.writing.undo import Undone
-from bot.storage.db import StorageError
+from bot.storage.db import ConcurrentUpdate, StorageError
+from bot.storage.models import Source
 
 __all__ = [
+    "BadCursor",
     "CHOICE_LABELS",
     "choice_label",
     "Changed",
+    "ChangedSince",
+    "ConcurrentUpdate",
     "Choice",
     "ConflictView",
     "Decision",
@@ -35,13 +41,19 @@ __all__ = [
     "HistoryEntry",
     "ImportProblem",
     "ImportReport",
+    "conflict_fingerprint",
+    "words_seen",
     "JudgeFn",
+    "Listing",
+    "MemoryPage",
     "MemoryService",
     "MemoryView",
     "OwnerPrefs",
+    "PublicMemory",
     "Recalled",
     "RememberResult",
     "Settled",
+    "Source",
     "StorageError",
     "Undone",
     "Which",

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from sqlalchemy import or_
 from sqlmodel import Session, select
 
 from bot.memory.index import keyword as search
-from bot.storage.models import Memory, MemoryEvent, Status
-from bot.memory.store import MemoryView, get_memory
+from bot.storage.models import EventKind, Memory, MemoryEvent, Status
+from bot.memory.store import MemoryView, get_memory, mref, resolve_refs
 
 
 class Which(StrEnum):
@@ -32,6 +33,8 @@ def list_memories(s: Session, owner_id: int, which: Which) -> list[MemoryView]:
     stmt = select(Memory).where(Memory.owner_id == owner_id, Memory.deleted_at.is_(None))  # type: ignore[union-attr]
     if which is Which.ARCHIVED:
         stmt = stmt.where(Memory.archived == True)  # noqa: E712
+    elif which is Which.ALL:
+        pass  # all means all: archived ones too, listed last under their own heading
     else:
         stmt = stmt.where(Memory.archived == False)  # noqa: E712
         if which is Which.CURRENT:
@@ -41,7 +44,7 @@ def list_memories(s: Session, owner_id: int, which: Which) -> list[MemoryView]:
         elif which is Which.REVIEW:
             stmt = stmt.where(Memory.status == Status.UNSURE.value)
     rows = list(s.exec(stmt))
-    rows.sort(key=lambda m: (_STATUS_ORDER.get(m.status, 3), m.created_at, m.id or 0))
+    rows.sort(key=lambda m: (m.archived, _STATUS_ORDER.get(m.status, 3), m.created_at, m.id or 0))
     return [MemoryView.of(m) for m in rows]
 
 
@@ -104,11 +107,45 @@ def history(s: Session, owner_id: int, memory_id: int) -> History | None:
                 text_after=after.get("text"),
                 status_before=before.get("status"),
                 status_after=after.get("status"),
-                note=ev.note,
+                note=resolve_refs(s, owner_id, ev.note),
             )
         )
+    entries.extend(_replaced_by_these(s, owner_id, ids))
+    entries.sort(key=lambda e: e.at)
     versions = sorted(chain.values(), key=lambda m: (m.created_at, m.id or 0))
     return History(tuple(MemoryView.of(m) for m in versions), tuple(entries))
+
+
+# the events by which an answer retired an older fact name the fact that replaced it
+_RETIRING = {EventKind.DELETED.value: "replaced", EventKind.MARKED_PAST.value: "made past",
+             EventKind.UPDATED.value: "replaced"}
+
+
+def _replaced_by_these(s: Session, owner_id: int, ids: list[int]) -> list[HistoryEntry]:
+    """What the facts in this history replaced, when that older fact is not in the chain (it
+    was deleted by "Replace older"): "replaced “I live in London”", and once its text is
+    purged, "replaced a fact that was later deleted"."""
+    if not ids:
+        return []
+    refs = [MemoryEvent.note.like(f"%{mref(i)}%") for i in ids]  # type: ignore[attr-defined]
+    rows = s.exec(
+        select(MemoryEvent).where(
+            MemoryEvent.owner_id == owner_id,
+            MemoryEvent.kind.in_(list(_RETIRING)),  # type: ignore[attr-defined]
+            MemoryEvent.memory_id.not_in(ids),  # type: ignore[union-attr]
+            or_(*refs),
+        )
+    )
+    out = []
+    for ev in rows:
+        if not ev.note.startswith("replaced by "):
+            continue
+        out.append(HistoryEntry(
+            at=ev.created_at, memory_id=ev.memory_id or 0, kind="replaced_older", actor=ev.actor,
+            text_before=None, text_after=None, status_before=None, status_after=None,
+            note=f"{_RETIRING[ev.kind]} {resolve_refs(s, owner_id, mref(ev.memory_id))}",
+        ))
+    return out
 
 
 def keyword_find(s: Session, owner_id: int, query: str, dialect: str, limit: int = 20) -> list[MemoryView]:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, fields, replace
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from bot.storage.models import Identity, Owner
+from bot.memory.store import new_action
+from bot.storage.models import ActionChange, Identity, Owner, utcnow
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class OwnerPrefs:
 
 
 PREF_NAMES = tuple(f.name for f in fields(OwnerPrefs) if f.name != "timezone")
+# how a setting is named in /undo's words ("turning review off")
+PREF_WORDS = {"conflict_review": "review", "ai_judge": "the AI judge", "extraction_notice": "notices", "recheck": "re-checks"}
 
 
 def find_owner(s: Session, platform: str, user_id: str) -> int | None:
@@ -85,23 +89,85 @@ def read_prefs(s: Session, owner_id: int, defaults: OwnerPrefs) -> OwnerPrefs:
     return replace(defaults, timezone=row[1], **known)
 
 
-def write_pref(s: Session, owner_id: int, name: str, value: bool) -> None:
-    if name not in PREF_NAMES:
-        raise KeyError(name)
-    owner = get_owner(s, owner_id)
+# in settings_json beside the preferences: when the person last changed a setting or their
+# time zone, so that importing an older backup does not overwrite a newer choice
+CHANGED_AT = "_changed_at"
+
+
+def stored_prefs(s: Session, owner_id: int) -> dict[str, Any]:
+    """The settings the person set themselves (no defaults), plus CHANGED_AT if known."""
     try:
-        stored = json.loads(owner.settings_json or "{}")
+        stored = json.loads(get_owner(s, owner_id).settings_json or "{}")
     except ValueError:
-        stored = {}
-    stored[name] = bool(value)
+        return {}
+    return stored if isinstance(stored, dict) else {}
+
+
+def put_pref(s: Session, owner_id: int, name: str, value: bool | None) -> None:
+    """Set one preference (None: back to the default) and stamp the change."""
+    owner = get_owner(s, owner_id)
+    stored = stored_prefs(s, owner_id)
+    if value is None:
+        stored.pop(name, None)
+    else:
+        stored[name] = bool(value)
+    stored[CHANGED_AT] = utcnow().isoformat()
     owner.settings_json = json.dumps(stored)
     s.add(owner)
 
 
-def set_timezone(s: Session, owner_id: int, tz: str) -> None:
+def write_pref(s: Session, owner_id: int, name: str, value: bool) -> str | None:
+    """Change one preference as the person's own action (so /undo walks it back); returns the
+    action's id, or None when the value was already so."""
+    if name not in PREF_NAMES:
+        raise KeyError(name)
+    before = stored_prefs(s, owner_id).get(name)
+    if before == bool(value):
+        return None
+    put_pref(s, owner_id, name, value)
+    action = new_action(s, owner_id, "setting", f"turning {PREF_WORDS.get(name, name)} {'on' if value else 'off'}")
+    s.add(ActionChange(owner_id=owner_id, action_id=action.id, target="setting", ref=name,
+                       before_json=json.dumps({"value": before}), after_json=json.dumps({"value": bool(value)})))
+    return action.id
+
+
+def settings_changed_at(s: Session, owner_id: int) -> datetime | None:
+    raw = stored_prefs(s, owner_id).get(CHANGED_AT)
+    try:
+        return datetime.fromisoformat(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None
+
+
+def restore_settings(s: Session, owner_id: int, prefs: dict[str, bool], tz: str | None, changed_at: datetime) -> None:
+    """Settings from a backup (import): the known preferences and the time zone, stamped with
+    the backup's time (so an even older backup does not overwrite them later)."""
     owner = get_owner(s, owner_id)
-    owner.timezone = tz
+    stored = {k: v for k, v in stored_prefs(s, owner_id).items() if k not in PREF_NAMES}
+    stored.update({k: bool(v) for k, v in prefs.items() if k in PREF_NAMES})
+    stored[CHANGED_AT] = changed_at.isoformat()
+    owner.settings_json = json.dumps(stored)
+    if tz:
+        owner.timezone = tz
     s.add(owner)
+
+
+def set_timezone(s: Session, owner_id: int, tz: str) -> str | None:
+    """Change the time zone as the person's own action; returns the action's id (None: no
+    change)."""
+    owner = get_owner(s, owner_id)
+    before = owner.timezone
+    if before == tz:
+        return None
+    owner.timezone = tz
+    stored = stored_prefs(s, owner_id)
+    stored[CHANGED_AT] = utcnow().isoformat()
+    owner.settings_json = json.dumps(stored)
+    s.add(owner)
+    action = new_action(s, owner_id, "timezone", f"setting your time zone to {tz}")
+    s.add(ActionChange(owner_id=owner_id, action_id=action.id, target="timezone", ref="timezone",
+                       before_json=json.dumps({"value": before}), after_json=json.dumps({"value": tz})))
+    return action.id
 
 
 def set_last_list(s: Session, owner_id: int, ids: list[int]) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from sqlmodel import Session, select
 
 from bot.config import Settings
-from bot.memory import listing, owners
+from bot.memory import listing, owners, public
 from bot.memory.writing import changes
 from bot.memory.writing import purge
 from bot.memory.recall import pipeline as recall
@@ -34,7 +34,9 @@ from bot.memory.writing import transfer
 from bot.memory.writing import undo as undo_mod
 from bot.storage.db import ConcurrentUpdate, Database
 from bot.memory.listing import History, Which
-from bot.storage.models import Action, Memory, Source
+from bot.events import ChatRef
+from bot.when.zones import is_valid_timezone
+from bot.storage.models import Action, Memory, SchemaInfo, Source, utcnow
 from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.recall.scoring import Weights
@@ -46,6 +48,7 @@ from bot.memory.store import MemoryView, get_memory
 from bot.memory.index.timeline import TimelineIndex
 from bot.memory.writing.transfer import ImportProblem, ImportReport
 from bot.memory.writing.undo import Undone
+from bot.memory.public import Listing, MemoryPage, PublicMemory
 
 log = logging.getLogger(__name__)
 
@@ -101,15 +104,21 @@ class MemoryService:
     async def prefs(self, owner_id: int) -> OwnerPrefs:
         return await self._tx(owners.read_prefs, owner_id, self.defaults)
 
-    async def set_pref(self, owner_id: int, name: str, value: bool) -> None:
-        await self._tx(owners.write_pref, owner_id, name, value)
+    async def set_pref(self, owner_id: int, name: str, value: bool) -> str | None:
+        """Change a setting as an undoable action; its id, or None when nothing changed."""
+        return await self._tx(owners.write_pref, owner_id, name, value)
 
-    async def set_timezone(self, owner_id: int, tz: str) -> None:
-        await self._tx(owners.set_timezone, owner_id, tz)
+    async def set_timezone(self, owner_id: int, tz: str) -> str | None:
+        """Change the time zone as an undoable action; its id, or None when nothing changed."""
+        return await self._tx(owners.set_timezone, owner_id, tz)
 
     async def timezone_of(self, owner_id: int) -> str:
+        """The person's zone; the default for one that is not a zone (stored before imports
+        were checked: "Mars/Olympus" made every reminder command fail)."""
         prefs = await self.prefs(owner_id)
-        return prefs.timezone or self.settings.default_timezone
+        if prefs.timezone and is_valid_timezone(prefs.timezone):
+            return prefs.timezone
+        return self.settings.default_timezone
 
     # --- saving ------------------------------------------------------------------------------
     async def remember(
@@ -197,51 +206,74 @@ class MemoryService:
                 self.semantic.added(owner_id, mid, vectors[i])
         return ids
 
-    async def update_fact(self, owner_id: int, memory_id: int, text: str) -> tuple[MemoryView, MemoryView] | None:
+    async def update_fact(
+        self, owner_id: int, memory_id: int, text: str, *, expected_version: int | None = None, source: str = Source.COMMAND.value
+    ) -> tuple[MemoryView, MemoryView] | None:
         text = saving.clean_fact(text)
         vector = await self.semantic.embed_one(text)
         out = await self._tx(
-            saving.apply_update, owner_id, memory_id, text, source=Source.COMMAND.value, embedding=self.semantic.pack(vector),
-            retry_on_conflict=False,
+            _checked(saving.apply_update, expected_version), owner_id, memory_id, text, source=source,
+            embedding=self.semantic.pack(vector), retry_on_conflict=False,
         )
         if out is not None:
             self.semantic.added(owner_id, out[0].id, vector)
         return out
 
     # --- changing ----------------------------------------------------------------------------
-    async def edit(self, owner_id: int, memory_id: int, text: str) -> changes.Changed | None:
+    async def edit(
+        self, owner_id: int, memory_id: int, text: str, *, expected_version: int | None = None
+    ) -> changes.Changed | None:
         text = saving.clean_fact(text)
         vector = await self.semantic.embed_one(text)
-        out = await self._tx(changes.edit, owner_id, memory_id, text, self.semantic.pack(vector), retry_on_conflict=False)
+        out = await self._tx(
+            _checked(changes.edit, expected_version), owner_id, memory_id, text, self.semantic.pack(vector),
+            retry_on_conflict=False,
+        )
         if out is not None:
             self.semantic.added(owner_id, memory_id, vector)
         return out
 
-    async def mark_past(self, owner_id: int, memory_id: int) -> changes.Changed | None:
-        return await self._tx(changes.mark_past, owner_id, memory_id)
+    async def mark_past(
+        self, owner_id: int, memory_id: int, *, expected_version: int | None = None
+    ) -> changes.Changed | None:
+        return await self._tx(_checked(changes.mark_past, expected_version), owner_id, memory_id)
 
-    async def restore(self, owner_id: int, memory_id: int) -> changes.Changed | None:
-        out = await self._tx(changes.restore, owner_id, memory_id)
+    async def restore(
+        self, owner_id: int, memory_id: int, *, expected_version: int | None = None
+    ) -> changes.Changed | None:
+        out = await self._tx(_checked(changes.restore, expected_version), owner_id, memory_id)
         if out is not None:
             self.forget_cached(owner_id)
         return out
 
-    async def delete(self, owner_id: int, memory_id: int, *, actor: str = "person") -> changes.Changed | None:
-        out = await self._tx(changes.delete_memory, owner_id, memory_id, actor=actor)
+    async def delete(
+        self, owner_id: int, memory_id: int, *, actor: str = "person", expected_version: int | None = None
+    ) -> changes.Changed | None:
+        out = await self._tx(_checked(changes.delete_memory, expected_version), owner_id, memory_id, actor=actor)
         if out is not None:
             self.semantic.removed(owner_id, memory_id)
             self.timeline.forget(owner_id)
         return out
 
+    async def forget_scope(self, owner_id: int) -> tuple[int, int]:
+        """(memories "delete everything" would delete, the newest memory's id)."""
+        return await self._tx(changes.forget_scope, owner_id)
+
     async def forget_everything(self, owner_id: int) -> int:
         count = await self._tx(changes.forget_everything, owner_id)
         self.forget_cached(owner_id)
+        if not await self.db.truncate_wal():
+            log.warning("the write-ahead log could not be emptied after a deletion; it will be at the next checkpoint")
         return count
 
     async def undo(self, owner_id: int, action_id: str | None = None) -> Undone:
         out = await self._tx(undo_mod.undo, owner_id, action_id)
         self.forget_cached(owner_id)
         return out
+
+    async def next_to_undo(self, owner_id: int) -> str | None:
+        """What a plain /undo would undo now, in words (None: nothing)."""
+        return await self._tx(undo_mod.next_to_undo, owner_id)
 
     async def claim_action(self, owner_id: int, action_id: str) -> None:
         """Count an action the assistant carried out at the person's request (/tidy) as the
@@ -257,7 +289,13 @@ class MemoryService:
         await self._tx(work)
 
     async def purge_due(self) -> int:
-        return await self._tx(purge.purge_due, timedelta(seconds=self.settings.undo_window_seconds))
+        """Deleted memories past the undo window lose their text; imports abandoned half-way
+        (the process died while staging) lose their staged rows."""
+        await self._tx(transfer.discard_abandoned)
+        count = await self._tx(purge.purge_due, timedelta(seconds=self.settings.undo_window_seconds))
+        if count and not await self.db.truncate_wal():
+            log.warning("the write-ahead log could not be emptied after a purge; it will be at the next checkpoint")
+        return count
 
     # --- reading -----------------------------------------------------------------------------
     async def get(self, owner_id: int, memory_id: int) -> MemoryView | None:
@@ -283,18 +321,21 @@ class MemoryService:
         *,
         record_use: bool = True,
         query_vector: np.ndarray | None = None,
+        max_memories: int | None = None,
     ) -> Recalled:
         """The memory context for a chat turn (labelled blocks within the budgets), by the steps
         in bot/memory/recall/pipeline.py. Memories actually injected get uses += 1 when `record_use`
         (real chat turns only; benchmarks and /why read without writing). `query_vector` lets a
-        caller that already embedded the question (see query_vector()) skip that step."""
+        caller that already embedded the question (see query_vector()) skip that step;
+        `max_memories` narrows RECALL_MAX_MEMORIES for one call (a program asking for fewer)."""
         st = self.settings
+        most = max(1, min(max_memories, 50)) if max_memories else st.recall_max_memories
         kw: recall.KeywordStage | None = None
         vector_hits = None
         mode = "keyword"
         if self.semantic.ready and await self.semantic.ensure_loaded(owner_id):
             if query_vector is None:  # the question's vector depends on the person's common words
-                kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect, st.recall_max_memories)
+                kw = await self._tx(recall.keyword_stage, owner_id, query, self.db.dialect, most)
                 query_vector = await self.semantic.embed_one(search.vector_query_text(query, kw.counts, kw.total))
             if query_vector is not None:
                 vector_hits = functools.partial(
@@ -303,7 +344,7 @@ class MemoryService:
                 mode = "hybrid"
         # everything else in one transaction: keyword stage (if not done), vectors, details
         kw, vector, detail = await self._tx(
-            recall.gather_stage, owner_id, query, self.db.dialect, st.recall_max_memories, kw, vector_hits, self.newest,
+            recall.gather_stage, owner_id, query, self.db.dialect, most, kw, vector_hits, self.newest,
             self.timeline,
         )
         ranked = recall.rank(
@@ -313,7 +354,7 @@ class MemoryService:
             query,
             ranked,
             detail,
-            max_memories=st.recall_max_memories,
+            max_memories=most,
             max_tokens=st.recall_max_tokens,
             model_context_tokens=st.model_context_tokens,
             mode=mode,
@@ -353,6 +394,10 @@ class MemoryService:
     async def pending_conflicts(self, owner_id: int) -> list[ConflictView]:
         return await self._tx(settle.pending, owner_id)
 
+    async def pending_count(self, owner_id: int | None) -> int:
+        """How many questions wait for an answer: one person's, or everyone's (None)."""
+        return await self._tx(settle.pending_count, owner_id)
+
     async def conflict(self, owner_id: int, conflict_id: int) -> ConflictView | None:
         return await self._tx(settle.get_conflict, owner_id, conflict_id)
 
@@ -372,13 +417,69 @@ class MemoryService:
     async def export_bytes(self, owner_id: int) -> bytes:
         return json.dumps(await self.export(owner_id), ensure_ascii=False, indent=1).encode("utf-8")
 
-    async def import_bytes(self, owner_id: int, raw: bytes | str) -> ImportReport:
-        """Validate then apply a backup in one transaction; raises ImportProblem and changes
-        nothing when the file is malformed."""
-        backup = transfer.parse_backup(raw)
-        report = await self._tx(transfer.import_backup, owner_id, backup)
+    async def import_bytes(self, owner_id: int, raw: bytes | str, *, via: ChatRef | None = None) -> ImportReport:
+        """Validate then apply a backup; raises ImportProblem and changes nothing when the file
+        is malformed. `via`: the importer's private chat on the platform the import came
+        through, where its reminders will go (None from the command line: only reminders of
+        the owner's own identities are kept; see bot.memory.writing.transfer).
+
+        Never one long transaction: parsing and cleaning run on a worker thread, the rows are
+        staged in batches of `transfer.BATCH_ROWS` (each its own short transaction, so other
+        people's work interleaves), and one final transaction makes them the owner's."""
+        now = utcnow()
+        report = transfer.ImportReport()
+
+        def read() -> transfer.Backup:
+            return transfer.clean_backup(transfer.parse_backup(raw), now, report)
+
+        backup = await asyncio.to_thread(read)
+        plan = await self._tx(transfer.plan_import, owner_id, backup, via, now, report)
+        if not plan.writes:
+            return report
+        staging: int = await self._tx(transfer.open_staging, owner_id)
+        try:
+            staged: dict[str, int] = {}
+            for i in range(0, len(plan.adds), transfer.BATCH_ROWS):
+                staged.update(await self._tx(transfer.stage_memories, staging, plan.adds[i:i + transfer.BATCH_ROWS]))
+            for i in range(0, max(len(plan.episodes), len(plan.procedures)), transfer.BATCH_ROWS):
+                await self._tx(transfer.stage_others, staging, plan.episodes[i:i + transfer.BATCH_ROWS],
+                               plan.procedures[i:i + transfer.BATCH_ROWS])
+            report = await self._tx(transfer.finish_import, plan, staging, staged, now, retry_on_conflict=False)
+        except BaseException:
+            try:
+                await self._tx(transfer.discard_staging, staging)
+            except Exception:  # left for discard_abandoned (the purge job)
+                log.warning("could not discard a failed import's staged rows; the purge job will")
+            raise
         self.forget_cached(owner_id)
         return report
+
+    # --- for programs: stable uids, pages (docs/ARCHITECTURE.md section 10) -------------------
+    async def find(self, owner_id: int, uid: str, *, include_deleted: bool = False) -> int | None:
+        """This owner's memory with this uid (deleted ones waiting for the purge only when asked);
+        None for anyone else's uid, a purged one, or a string that cannot be a uid."""
+        if not public.well_formed(uid):
+            return None
+        return await self._tx(public.id_for, owner_id, uid, include_deleted=include_deleted)
+
+    async def as_public(self, owner_id: int, ids: list[int]) -> list[PublicMemory]:
+        """These memories as programs see them (links by uid), in the order given."""
+        return await self._tx(public.views, owner_id, ids)
+
+    async def page(
+        self, owner_id: int, listing: Listing, query: str = "", limit: int = 50, cursor: str | None = None
+    ) -> MemoryPage:
+        """One page of a list (newest first) or of a keyword search (best first); raises
+        public.BadCursor for a cursor this code did not give out."""
+        return await self._tx(public.page, owner_id, listing, query, limit, cursor, self.db.dialect)
+
+    async def question_of(self, owner_id: int, memory_id: int) -> int | None:
+        """The question the save of this memory asked, if it asked one."""
+        return await self._tx(public.question_of, owner_id, memory_id)
+
+    async def healthy(self) -> None:
+        """Read the schema stamp; raises StorageError when storage cannot be read."""
+        await self._tx(lambda s: s.exec(select(SchemaInfo.version)).first())
 
     # --- plumbing ----------------------------------------------------------------------------
     async def _tx(self, fn: Callable[..., Any], *args: Any, retry_on_conflict: bool = True, **kwargs: Any) -> Any:
@@ -405,3 +506,17 @@ class MemoryService:
                 log.info("concurrent change; retrying %s (attempt %d)", getattr(fn, "__name__", "work"), attempt + 1)
                 await asyncio.sleep(random.uniform(0.002, 0.02) * attempt)  # de-synchronise the racers
 
+
+def _checked(fn: Callable[..., Any], expected_version: int | None) -> Callable[..., Any]:
+    """`fn(session, owner_id, memory_id, ...)`, refused with public.ChangedSince when the memory is
+    no longer at the version the caller read (a program that read it, then someone changed it in
+    the chat): the row-version check across both doors."""
+    if expected_version is None:
+        return fn
+
+    def work(s: Session, owner_id: int, memory_id: int, *args: Any, **kwargs: Any) -> Any:
+        public.check_version(s, owner_id, memory_id, expected_version)
+        return fn(s, owner_id, memory_id, *args, **kwargs)
+
+    work.__name__ = getattr(fn, "__name__", "work")
+    return work

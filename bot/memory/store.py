@@ -7,14 +7,16 @@ be shown and Undo can put back exactly what was there, and only if nothing chang
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from sqlmodel import Session, select
 
-from bot.storage.models import Action, Memory, MemoryEvent, utcnow
+from bot.storage.models import Action, Memory, MemoryEvent, Reminder, utcnow
 
 SNAPSHOT_FIELDS = (
     "text",
@@ -170,3 +172,58 @@ def live_memories(s: Session, owner_id: int) -> list[Memory]:
         .order_by(Memory.id)  # type: ignore[arg-type]
     )
     return list(s.exec(stmt))
+
+
+# --- references instead of text ---------------------------------------------------------------
+# Action summaries and event notes name memories and reminders as {m12} / {r3}, rendered with
+# their text only when shown. Why: a deleted memory's text must leave the database at the purge,
+# and a summary that had copied it ("saving “My diagnosis is ...”") would keep it for ever.
+# Older databases have notes written as "#12"; they are read the same way.
+
+PURGED_WORDS = "a fact that was later deleted"
+_REF = re.compile(r"\{([mr])(\d{1,12})\}|(?<![\w#&])#(\d{1,12})\b")
+
+
+def mref(memory_id: int | None) -> str:
+    return f"{{m{memory_id}}}"
+
+
+def rref(reminder_id: int | None) -> str:
+    return f"{{r{reminder_id}}}"
+
+
+def quoted(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"“{text}”"
+
+
+def resolve_refs(s: Session, owner_id: int, text: str, *, limit: int = 80, as_of: dict[int, str] | None = None) -> str:
+    """`text` with every reference replaced by the quoted text of what it names (this owner's
+    only), or by "a fact that was later deleted" once its text was purged. `as_of` gives the
+    words a memory had at the time of an action (from its event), so that "the correction of
+    ..." names the correction, not what the memory says now."""
+
+    def one(m: re.Match[str]) -> str:
+        kind, number = (m.group(1), m.group(2)) if m.group(1) else ("m", m.group(3))
+        if kind == "r":
+            r = s.get(Reminder, int(number))
+            return quoted(r.text, limit) if r is not None and r.owner_id == owner_id else "a reminder"
+        mem = s.get(Memory, int(number))
+        if mem is None or mem.owner_id != owner_id or mem.purged_at is not None or not mem.text:
+            return PURGED_WORDS
+        return quoted((as_of or {}).get(mem.id) or mem.text, limit)  # type: ignore[arg-type]
+
+    return _REF.sub(one, text) if text else text
+
+
+def ref_ids(text: str) -> list[int]:
+    """The memory ids a summary or note refers to."""
+    return [int(m.group(2) or m.group(3)) for m in _REF.finditer(text or "") if m.group(1) != "r"]
+
+
+def words_seen(*texts: str) -> str:
+    """A short digest of the words a button was shown with, so that a press can re-check them
+    without the button's stored payload holding a copy of the text (which the purge would miss)."""
+    return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:16]

@@ -47,12 +47,15 @@ class ButtonSpec:
     # a button that stands alone on its message (one Undo per change): pressing it uses up
     # only itself, not its neighbours
     alone: bool = False
+    # what it acts on, in words, for where the label alone is not enough (see events.Button)
+    detail: str = ""
 
 
 @dataclass(frozen=True)
 class IssuedButton:
     label: str
     token: str
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ def issue(s: Session, owner_id: int, rows: list[list[ButtonSpec]]) -> list[list[
                     expires_at=now + spec.ttl if spec.ttl else None,
                 )
             )
-            issued_row.append(IssuedButton(spec.label, token))
+            issued_row.append(IssuedButton(spec.label, token, spec.detail))
         out.append(issued_row)
     s.flush()
     return out

@@ -15,6 +15,7 @@ import asyncio
 import contextvars
 import functools
 import logging
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
@@ -31,7 +32,7 @@ from sqlmodel import Session, create_engine
 
 from bot.storage import models, schema
 from bot.storage.checkpoint import WalCheckpointer
-from bot.storage.errors import ConcurrentUpdate, SchemaTooNew, StorageError
+from bot.storage.errors import CommitUncertain, ConcurrentUpdate, SchemaTooNew, StorageError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -158,10 +159,63 @@ class Database:
         with Session(self.engine, expire_on_commit=False) as session:
             try:
                 yield session
-                session.commit()
+                self._commit(session)
             except BaseException:
-                session.rollback()
+                try:
+                    session.rollback()
+                except Exception:  # the connection is gone; the server rolls back by itself
+                    pass
                 raise
+
+    def _commit(self, session: Session) -> None:
+        """Commit; on PostgreSQL, a commit whose answer was lost is looked up, never guessed.
+
+        When the connection drops after COMMIT was sent, the server may have committed: "nothing
+        was changed" would then be false. So before COMMIT we note the transaction's id (only a
+        transaction that wrote has one), and if COMMIT fails for a lost connection we ask the
+        server, on a new connection, how that transaction ended (`txid_status`): committed means
+        success, aborted means the usual refusal, and no answer raises CommitUncertain. SQLite
+        needs none of this: its commit is a local call whose outcome the error states."""
+        if self.dialect != "postgresql":
+            session.commit()
+            return
+        session.flush()
+        xid = session.execute(text("SELECT txid_current_if_assigned()")).scalar()
+        if xid is None:  # nothing was written, so nothing can be lost: what was read stands
+            try:
+                session.commit()
+            except DBAPIError as exc:
+                if not _is_unavailable(exc):
+                    raise
+                log.info("the connection was lost at the COMMIT of a transaction that only read")
+            return
+        try:
+            session.commit()
+        except DBAPIError as exc:
+            if not _is_unavailable(exc):
+                raise
+            outcome = self.transaction_outcome(int(xid))
+            if outcome == "committed":
+                log.warning("the connection was lost after COMMIT; the transaction had committed")
+                return
+            if outcome == "aborted":
+                raise
+            log.error("the connection was lost after COMMIT and its outcome could not be checked")
+            raise CommitUncertain(str(exc.orig)) from exc
+
+    def transaction_outcome(self, xid: int, *, tries: int = 20, pause: float = 0.15) -> str | None:
+        """'committed' or 'aborted' for a recent PostgreSQL transaction id, asked on a fresh
+        connection; None if the server cannot say within about three seconds."""
+        for _ in range(tries):
+            try:
+                with self.engine.connect() as conn:
+                    status = conn.execute(text("SELECT txid_status(:x)"), {"x": xid}).scalar()
+            except DBAPIError:
+                status = None  # not reachable (yet)
+            if status in ("committed", "aborted"):
+                return str(status)
+            time.sleep(pause)  # 'in progress': the server has not finished with the COMMIT yet
+        return None
 
     async def tx(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn(session, *args, **kwargs)` as one transaction off the event loop: the way
@@ -195,6 +249,21 @@ class Database:
                 raise
             log.error("storage error: %s: %s", exc.__class__.__name__, exc.orig)
             raise StorageError(str(exc.orig)) from exc
+
+    async def truncate_wal(self) -> bool:
+        """SQLite: copy the write-ahead log into the database file and empty the log, so that
+        text just erased does not linger in its old frames (freed pages of the file itself are
+        zeroed by secure_delete). True when the log is empty now; PostgreSQL's WAL is the
+        server's, so there it does nothing."""
+        if self.dialect != "sqlite" or self.checkpointer is None:
+            return True
+
+        def work() -> bool:
+            with self.engine.connect() as conn:
+                row = conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").first()
+                return row is not None and int(row[0]) == 0
+
+        return await self.run(work)
 
     def dispose(self) -> None:
         self._executor.shutdown(wait=True)

@@ -11,6 +11,18 @@ class StorageError(Exception):
         "I can't reach my memory storage right now, so I haven't changed anything. "
         "Please try again in a moment."
     )
+    notice = "Nothing was changed."  # the short line for a button press
+
+
+class CommitUncertain(StorageError):
+    """The connection was lost after COMMIT was sent and the database could not be asked how it
+    ended: the change may or may not be stored. Never reported as "nothing changed"."""
+
+    person_message = (
+        "I lost the connection to my memory storage just as I was saving that, and I could not "
+        "confirm whether it was saved. Your next /memories shows what is stored."
+    )
+    notice = "I could not confirm whether that was saved."
 
 
 class SchemaTooNew(StorageError):

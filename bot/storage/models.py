@@ -46,6 +46,8 @@ class Source(StrEnum):
     IMPORT = "import"
     CURATOR = "curator"
     LINK = "link"
+    API = "api"  # the HTTP API
+    MCP = "mcp"  # an MCP client (Claude Desktop, Claude Code ...)
 
 
 class EventKind(StrEnum):
@@ -151,7 +153,9 @@ class Memory(SQLModel, table=True):
 
 class Action(SQLModel, table=True):
     """One thing a person (or the assistant) did, grouping the events it caused, so that Undo
-    reverts exactly that and nothing else."""
+    reverts exactly that and nothing else. The summary names memories and reminders by
+    reference ({m12}, {r3}), never by their text: it is rendered when shown, so that no text
+    outlives the purge of what it quoted (bot/memory/store.py, resolve_refs)."""
 
     __tablename__ = "action"
     id: str = Field(default_factory=new_uid, primary_key=True, max_length=32)
@@ -164,6 +168,22 @@ class Action(SQLModel, table=True):
     conflict_status_before: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
     undone_at: datetime | None = None
+
+
+class ActionChange(SQLModel, table=True):
+    """A change an action made outside the memory table (a reminder set or cancelled, a setting
+    or the time zone changed), with the state before and after, so that /undo walks back every
+    kind of change the person made, not only memories. Holds no memory text."""
+
+    __tablename__ = "action_change"
+    id: int | None = Field(default=None, primary_key=True)
+    owner_id: int = Field(foreign_key="owner.id", index=True)
+    action_id: str = Field(foreign_key="action.id", index=True, max_length=32)
+    target: str = Field(max_length=16)  # reminder | setting | timezone
+    ref: str = Field(default="", max_length=64)  # the reminder's id or the setting's name
+    before_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    after_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class MemoryEvent(SQLModel, table=True):
@@ -295,6 +315,18 @@ class ModelUsage(SQLModel, table=True):
     calls: int = 0
 
 
+class ImportStaging(SQLModel, table=True):
+    """An import being written in batches: its rows wait under `staging_owner_id`, an owner no
+    identity maps to (so nobody sees them and every query, scoped by owner, passes them by),
+    until one transaction moves them to `owner_id`. A row left behind by a crash is an
+    abandoned import: its staged rows are deleted (bot.memory.writing.transfer)."""
+
+    __tablename__ = "import_staging"
+    staging_owner_id: int = Field(foreign_key="owner.id", primary_key=True)
+    owner_id: int = Field(foreign_key="owner.id", index=True)
+    started_at: datetime = Field(default_factory=utcnow)
+
+
 class LinkCode(SQLModel, table=True):
     """A one-time code shown on one platform and typed on another to join two identities."""
 
@@ -306,6 +338,22 @@ class LinkCode(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime
     used_at: datetime | None = None
+
+
+class ApiToken(SQLModel, table=True):
+    """A person's key for programs (the HTTP API and MCP). Only a hash of the secret is kept; the
+    secret itself is shown once. Bound to an identity, not an owner, so that a /link (which moves
+    the identity to the shared owner) lets the token see the shared memory, and /unlink takes
+    it home again."""
+
+    __tablename__ = "api_token"
+    id: int | None = Field(default=None, primary_key=True)
+    identity_id: int = Field(foreign_key="identity.id", index=True)
+    token_hash: str = Field(max_length=64, sa_column_kwargs={"unique": True})
+    name: str = Field(default="", max_length=100)
+    created_at: datetime = Field(default_factory=utcnow)
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
 
 
 class Lock(SQLModel, table=True):

@@ -4,6 +4,7 @@ through Database.tx)."""
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -12,8 +13,9 @@ from sqlalchemy import update
 from sqlmodel import Session, select
 
 from bot.events import ChatRef
-from bot.storage.models import Reminder
+from bot.storage.models import Action, ActionChange, Identity, Reminder
 from bot.when.recurrence import Recurrence
+from bot.when.zones import is_valid_timezone
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,7 @@ class ReminderView:
     claimed_by: str | None
     delivered_at: datetime | None
     last_error: str | None
+    uid: str = ""  # the stable id programs use (the HTTP API, MCP), as in backups
 
     @classmethod
     def of(cls, r: Reminder) -> "ReminderView":
@@ -54,7 +57,9 @@ class ReminderView:
             owner_id=r.owner_id,
             text=r.text,
             due_at=r.due_at,
-            timezone=r.timezone,
+            # a zone that is not one (written before imports were checked) reads as UTC, so the
+            # reminder is still listed and delivered instead of failing on every try
+            timezone=r.timezone if is_valid_timezone(r.timezone) else "UTC",
             recurrence=r.recurrence,
             platform=r.platform,
             chat_id=r.chat_id,
@@ -65,6 +70,7 @@ class ReminderView:
             claimed_by=r.claimed_by,
             delivered_at=r.delivered_at,
             last_error=r.last_error,
+            uid=r.uid,
         )
 
     @property
@@ -103,11 +109,63 @@ def insert(s: Session, owner_id: int, chat: ChatRef, what: str, due: datetime, t
     return ReminderView.of(r)
 
 
+def record(s: Session, owner_id: int, kind: str, verb: str, reminder_id: int, before: str | None, after: str) -> str:
+    """The person's action on a reminder, for /undo (bot/memory/writing/undo.py puts the state
+    back). The summary refers to the reminder ({r12}); its text is never copied."""
+    action = Action(owner_id=owner_id, kind=kind, summary=f"{verb} {{r{reminder_id}}}")
+    s.add(action)
+    s.flush()
+    s.add(ActionChange(owner_id=owner_id, action_id=action.id, target="reminder", ref=str(reminder_id),
+                       before_json=json.dumps({"state": before}), after_json=json.dumps({"state": after})))
+    return action.id
+
+
+def set_reminder(
+    s: Session, owner_id: int, chat: ChatRef, what: str, due: datetime, tz: str, recurrence: str | None,
+    *, verb: str = "setting the reminder",
+) -> tuple[ReminderView, str]:
+    """A new reminder as the person's action: (the reminder, the action's id)."""
+    view = insert(s, owner_id, chat, what, due, tz, recurrence)
+    return view, record(s, owner_id, "reminder_set", verb, view.id, None, SCHEDULED)
+
+
+def same_pending(s: Session, owner_id: int, what: str, due: datetime, recurrence: str | None) -> ReminderView | None:
+    """A pending reminder with the same words, time and repetition (a duplicate), or None."""
+    wanted = " ".join(what.split()).casefold()
+    for r in pending(s, owner_id):
+        if " ".join(r.text.split()).casefold() == wanted and r.recurrence == recurrence and abs(
+            (_aware(r.due_at) - _aware(due)).total_seconds()) < 60:
+            return r
+    return None
+
+
+def _aware(at: datetime) -> datetime:
+    from datetime import timezone
+
+    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+
+def cancel_as_action(s: Session, owner_id: int, reminder_id: int) -> tuple[bool, ReminderView | None, str | None]:
+    """Cancel (or stop, a repeating one) as the person's action: (cancelled now, the reminder,
+    the action's id for Undo)."""
+    cancelled, view = cancel_row(s, owner_id, reminder_id)
+    if not cancelled or view is None:
+        return cancelled, view, None
+    verb = "stopping the repeating reminder" if view.recurrence else "cancelling the reminder"
+    return True, view, record(s, owner_id, "reminder_cancel", verb, reminder_id, SCHEDULED, CANCELLED)
+
+
 def get(s: Session, owner_id: int, reminder_id: int) -> ReminderView | None:
     r = s.get(Reminder, reminder_id)
     if r is None or r.owner_id != owner_id:
         return None
     return ReminderView.of(r)
+
+
+def find_uid(s: Session, owner_id: int, uid: str) -> ReminderView | None:
+    """This owner's reminder with this uid (any state)."""
+    r = s.exec(select(Reminder).where(Reminder.owner_id == owner_id, Reminder.uid == uid)).first()
+    return ReminderView.of(r) if r is not None else None
 
 
 def pending(s: Session, owner_id: int) -> list[ReminderView]:
@@ -250,3 +308,11 @@ def scheduled_rows(s: Session, before: datetime | None = None) -> list[ReminderV
 def stale_claims(s: Session, now: datetime, lease: timedelta) -> list[ReminderView]:
     stmt = select(Reminder).where(Reminder.state == DELIVERING, Reminder.claimed_at < now - lease)  # type: ignore[arg-type,operator]
     return [ReminderView.of(r) for r in s.exec(stmt)]
+
+
+def display_name(s: Session, platform: str, user_id: str | None) -> str:
+    """The name a person goes by on a platform (for "a reminder for <name>"), or ""."""
+    if not user_id:
+        return ""
+    row = s.exec(select(Identity.display_name).where(Identity.platform == platform, Identity.user_id == user_id)).first()
+    return row or ""

@@ -67,6 +67,24 @@ MIN_INTERVAL_SECONDS = 5 * 60
 MAX_AHEAD = timedelta(days=366 * 50)
 
 EXAMPLES = "'in 10 minutes to stretch', 'tomorrow at 9 call mom' or 'every day at 8 take vitamins'"
+#: Longer than any reminder a person types: the grammar scans positions of the text, so bounding
+#: it keeps a 20,000-character paste from taking seconds (and nothing longer can be stored).
+MAX_REMINDER_INPUT = 2000
+
+
+def repeat_problem(recurrence: Recurrence) -> str | None:
+    """Why a repetition is not one /remind would set, or None if it is. The same limits hold for
+    a stored or imported repetition as for a typed one: not more often than every
+    `MIN_INTERVAL_SECONDS`, not less often than every `MAX_REPEAT_DAYS` days."""
+    if recurrence.kind == "interval":
+        seconds = recurrence.seconds or 0
+        if seconds < MIN_INTERVAL_SECONDS:
+            return f"it repeats more often than every {duration_words(MIN_INTERVAL_SECONDS)}"
+        if seconds > MAX_REPEAT_DAYS * 86400:
+            return "it repeats less often than once in ten years"
+    if recurrence.kind == "days" and (recurrence.days or 0) > MAX_REPEAT_DAYS:
+        return "it repeats less often than once in ten years"
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,9 +94,16 @@ EXAMPLES = "'in 10 minutes to stretch', 'tomorrow at 9 call mom' or 'every day a
 
 @dataclass(frozen=True)
 class ParseProblem:
-    """A question for the person: the reminder was not set, and this says what to fix."""
+    """A question for the person: the reminder was not set, and this says what to fix.
+
+    `asks_time`: the only thing missing is the time of day ("What time tomorrow?"); then
+    `when` and `what` hold what was understood, so that the answer ("at 10") can complete it
+    (``complete_with_time``)."""
 
     message: str
+    asks_time: bool = False
+    when: str = ""
+    what: str = ""
 
 
 @dataclass(frozen=True)
@@ -721,7 +746,7 @@ def _resolve(spec: _Spec, what: str, now: datetime, tz: str) -> ReminderRequest 
                                 f"{spec.slot_text.get('rel') or spec.slot_text.get('date')}”. "
                                 "Try for example 'every Friday at 17:30 ...'.")
         if hm is None:
-            return ParseProblem(f"At what time {rec.text}? For example: '{rec.text} at 8 ...'.")
+            return ParseProblem(f"At what time {rec.text}? For example: '{rec.text} at 8 ...'.", asks_time=True)
         hour, minute, shift = hm
         if shift:
             return ParseProblem("For a repeating reminder please give a time between 00:00 and "
@@ -775,7 +800,7 @@ def _resolve(spec: _Spec, what: str, now: datetime, tz: str) -> ReminderRequest 
             return _checked(what, due, now, tz, f"{format_local(due, tz)}{note}", False)
         if spec.part is not None:
             return ParseProblem(f"What time {spec.slot_text.get('part')}? For example "
-                                "'at 7 in the evening'.")
+                                "'at 7 in the evening'.", asks_time=True)
         if calendar_step:
             day = _add_months(today, rel.months) + timedelta(days=int(rel.days))
             wall = now_local.replace(tzinfo=None)
@@ -795,9 +820,9 @@ def _resolve(spec: _Spec, what: str, now: datetime, tz: str) -> ReminderRequest 
             if isinstance(day, ParseProblem):
                 return day
             return ParseProblem(f"What time {named} ({human_date(day)})? For example "
-                                f"'{named} at 9 ...'.")
+                                f"'{named} at 9 ...'.", asks_time=True)
         return ParseProblem(f"What time {spec.slot_text.get('part', '')}? For example "
-                            "'at 7 in the evening'.")
+                            "'at 7 in the evening'.", asks_time=True)
     hour, minute, shift = hm
     at = time(hour, minute)
     if spec.clock is not None and spec.clock.special == "midnight" and spec.date is not None \
@@ -932,14 +957,20 @@ def parse_reminder(text: str, tz: str, now: datetime) -> ReminderRequest | Parse
     text = (text or "").strip()
     if not re.search(r"\w", text):
         return ParseProblem(f"What should I remind you about, and when? For example: {EXAMPLES}.")
+    if len(text) > MAX_REMINDER_INPUT:
+        return ParseProblem(f"That's too long for a reminder ({len(text):,} characters; the limit is "
+                            f"{MAX_REMINDER_INPUT:,}). Please say it more briefly.")
     too_far = ParseProblem("That's too far away for a reminder. Did you mistype the date?")
     split = _split(text)
     if split is not None:
-        spec, what, _when = split
+        spec, what, when = split
         try:
-            return _resolve(spec, what, now_utc, tz)
+            got = _resolve(spec, what, now_utc, tz)
         except OverflowError:  # calendar arithmetic beyond year 9999
             return too_far
+        if isinstance(got, ParseProblem) and got.asks_time:
+            got = ParseProblem(got.message, True, when, what)
+        return got
     try:
         fallback = _dateparser_split(text, now_utc, tz)
     except OverflowError:
@@ -949,6 +980,29 @@ def parse_reminder(text: str, tz: str, now: datetime) -> ReminderRequest | Parse
         return _checked(what, due, now_utc, tz, format_local(due, tz), False)
     return ParseProblem(f"When should I remind you? I couldn't find a time in that. "
                         f"For example: {EXAMPLES}.")
+
+
+_BARE_CLOCK = re.compile(r"\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?", re.I)
+
+
+def complete_with_time(question: ParseProblem, answer: str, tz: str, now: datetime) -> ReminderRequest | ParseProblem | None:
+    """The reminder a "What time ...?" question asked about, completed with the person's next
+    message ("at 10", "10", "10:30", "7pm"). None when the answer holds no time at all (it is
+    something else the person said)."""
+    answer = answer.strip().rstrip(".!?").strip()
+    if not answer:
+        return None
+    if _BARE_CLOCK.fullmatch(answer):  # a bare number is a time of day while a time is awaited
+        answer = f"at {answer}"
+    alone = parse_reminder(f"{answer} to {question.what or 'it'}", tz, now)
+    if isinstance(alone, ParseProblem) and not alone.asks_time and "couldn't find a time" in alone.message:
+        return None
+    got = parse_reminder(f"{question.when} {answer} to {question.what}", tz, now)
+    if isinstance(got, ReminderRequest):
+        return got
+    if isinstance(alone, ReminderRequest):
+        return alone  # the answer named a day of its own ("friday at 10")
+    return got
 
 
 _REMIND_ME = re.compile(

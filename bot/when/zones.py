@@ -40,6 +40,13 @@ _REGIONS = frozenset(
      "Indian", "Pacific"}
 )
 _UTC_WORDS = frozenset({"utc", "gmt", "z", "zulu", "universal", "coordinated universal time"})
+# Region abbreviations people type that name a zone with its daylight saving rules in the tz
+# database ("CET" is Central European Time, CEST in summer): taken as that zone. Fixed offsets
+# ("EST", a -05:00 that is wrong for New York all summer) are not among them.
+_REGION_ABBREVIATIONS = {
+    "cet": "CET", "cest": "CET", "met": "MET", "mest": "MET",
+    "eet": "EET", "eest": "EET", "wet": "WET", "west": "WET",
+}
 
 
 def _fold_name(text: str) -> str:
@@ -64,9 +71,11 @@ def resolve_timezone(text: str) -> str | None:
 
     Accepts IANA names in any case ("europe/paris"), "UTC"/"GMT", and a city that is the last
     part of a zone name ("Paris", "new york", "São Paulo") found by searching the tz database,
-    not a hand-made list. Refuses offsets such as "GMT+2" (they ignore daylight saving and, in
-    the tz database's Etc/ spelling, have the opposite sign) and bare abbreviations such as
-    "EST" (a fixed -05:00 that is wrong for New York all summer). When a city matches several
+    not a hand-made list; and the European region abbreviations (CET, CEST, EET, WET ...) as the
+    tz database's zones of those names, which keep daylight saving. Refuses offsets such as
+    "GMT+2" (they ignore daylight saving and, in the tz database's Etc/ spelling, have the
+    opposite sign) and fixed abbreviations such as "EST" (a -05:00 that is wrong for New York
+    all summer). When a city matches several
     names (old links like "Asia/Calcutta" are kept too), the most specific name wins.
     """
     if not isinstance(text, str):
@@ -76,6 +85,9 @@ def resolve_timezone(text: str) -> str | None:
         return None
     if cleaned.lower() in _UTC_WORDS:
         return "UTC"
+    region = _REGION_ABBREVIATIONS.get(cleaned.lower())
+    if region is not None and is_valid_timezone(region):
+        return region
     exact, by_city = _lookup_tables()
     if "/" in cleaned:
         return exact.get(cleaned.replace(" ", "_").lower())

@@ -20,6 +20,7 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     env.update(
         {
             "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+            "DATA_DIR": str(tmp_path / "data"),
             "EMBEDDING_MODEL": "none",
             "CONSOLE_USER": "tester",
             "PYTHONUNBUFFERED": "1",
@@ -65,8 +66,12 @@ def test_save_list_update_history_undo_export_import(tmp_path):
     assert "Historical memories (1):" in text
     assert "Undone the update" in text
     assert "remember: I live in London" not in text  # the input is never echoed
-    exports = list(tmp_path.glob("memories-*.json"))
+    # the export goes to a private folder of the data directory, never the working directory
+    assert list(tmp_path.glob("memories-*.json")) == []
+    exports = list((tmp_path / "data" / "exports").glob("memories-*.json"))
     assert len(exports) == 1
+    assert f"Saved the file to {exports[0]} (readable only by you)." in text
+    assert exports[0].stat().st_mode & 0o777 == 0o600 and exports[0].parent.stat().st_mode & 0o777 == 0o700
     doc = json.loads(exports[0].read_text())
     assert sorted(m["text"] for m in doc["memories"]) == ["I drive a VW Golf", "I live in London"]
 
@@ -91,7 +96,7 @@ def test_the_issue_example_prints_the_saved_memory(tmp_path):
 def test_conflict_question_answered_by_typing_a_number(tmp_path):
     out = chat(tmp_path, ["remember: I live in London", "remember: I moved to Paris", "2", "/memories historical", "/history 1"])
     assert out.returncode == 0, out.stderr
-    assert "[1] Keep both  [2] Mark older as past (recommended)  [3] Replace older  [4] Discard newer" in out.stdout
+    assert "[1] Keep both  [2] Mark older as past (recommended)  [3] Replace older (deletes it)  [4] Discard newer" in out.stdout
     assert "now past" in out.stdout
     hist = out.stdout.split("Historical memories (1):", 1)[1]
     assert "1. I live in London" in hist
@@ -120,8 +125,8 @@ def test_greets_quickly_and_exits_cleanly_on_eof(tmp_path):
     "args,message",
     [
         (["export", "--owner", "nobody"], "PLATFORM:USER_ID"),
-        (["export", "--owner", "console:ghost"], "nobody known as console:ghost"),
         (["import", "missing.json"], "cannot read missing.json"),
+        (["bench"], "name a benchmark"),
     ],
 )
 def test_cli_failures_exit_nonzero_with_one_line(tmp_path, args, message):
@@ -190,3 +195,129 @@ def test_run_without_tokens_is_the_terminal_chat(tmp_path):
     assert out.stdout.startswith("Hello!") and "1. I keep bees" in out.stdout
     # the chat owns the terminal: no INFO log lines (scheduler started/stopped ...) drawn into it
     assert out.stderr == "", out.stderr
+
+
+# --- issue 16: safe hands in the terminal ---------------------------------------------------------
+
+
+def replies(out: subprocess.CompletedProcess[str]) -> list[str]:
+    """What the chat printed, message by message (the greeting and start-up line first)."""
+    return [block.strip() for block in out.stdout.split("\n\n") if block.strip()]
+
+
+def test_a_bare_number_never_presses_a_stale_button(tmp_path):
+    """The story of issue 16, item 1, as typed: /forget_me left unanswered, then a list, a save
+    and another list; "1" used to press the old "Yes, delete everything" and erase all three
+    memories, the one saved after the question included."""
+    out = chat(tmp_path, [
+        "remember: I live in Oslo",
+        "remember: I have a cat",
+        "/forget_me",
+        "/memories",
+        "remember: I like tea",
+        "/memories",
+        "1",
+        "/memories",
+        # an Undo shown before a list is not pressed by a number after it either
+        "remember: I play chess",
+        "/memories",
+        "1",
+        "/memories",
+    ])
+    assert out.returncode == 0, out.stderr
+    said = replies(out)
+    stale = [i for i, r in enumerate(said) if r.startswith("“1” on its own presses nothing")]
+    assert len(stale) == 2, said
+    assert "Nothing was changed." in said[stale[0]]
+    lists = [r for r in said if r.startswith("Your memories")]
+    assert lists[2] == "Your memories (3):\n— Current —\n1. I live in Oslo\n2. I have a cat\n3. I like tea"
+    assert lists[-1].startswith("Your memories (4):") and "I play chess" in lists[-1]
+    assert "deleted everything" not in out.stdout
+
+
+def test_forget_me_pressed_at_once_erases_with_no_undo(tmp_path):
+    out = chat(tmp_path, ["remember: I live in Oslo", "remember: I have a cat", "/forget_me", "1", "/undo", "/memories"])
+    said = replies(out)
+    question = next(r for r in said if r.startswith("This deletes everything"))
+    assert "2 memories" in question and "There is no undo" in question and "works for 3 minutes" in question
+    assert question.endswith("[1] Yes, delete everything now (no undo)  [2] Cancel")
+    assert ("Done. I deleted everything I held about you: 2 memories, their history, your reminders, settings "
+            "and our conversation log. There is no undo.") in said
+    assert "There is nothing to undo." in said and "Your memories: nothing yet." in said
+
+
+def test_start_up_says_where_the_memory_is_and_quitting_mentions_reminders(tmp_path):
+    out = chat(tmp_path, ["remember: I live in London", "remember: I moved to Paris", "/remind tomorrow at 9 call mom"])
+    assert replies(out)[1] == (
+        f"Memory: {tmp_path / 'bot.db'} · model: none (set ANTHROPIC_API_KEY to chat; I answer from memory) · "
+        "no questions waiting."
+    )
+    assert replies(out)[-1].startswith("Goodbye. 1 reminder stays scheduled (next: “call mom”, ")
+    again = chat(tmp_path, ["/help"])
+    said = replies(again)
+    assert said[1].endswith("· 1 question waiting for your answer (/memories review).")
+    assert "/import <file>" in again.stdout and "send the file with it" not in again.stdout  # no attachments here
+    assert said[-1].startswith("Goodbye. 1 reminder stays scheduled")
+
+
+def test_the_default_database_lives_in_the_data_directory_and_an_old_one_is_still_found(tmp_path):
+    env = {k: v for k, v in env_for(tmp_path).items() if k != "DATABASE_URL"}
+    first = subprocess.run([sys.executable, "-m", "bot", "chat"], input="remember: I keep bees\n", capture_output=True,
+                           text=True, cwd=tmp_path, env=env, timeout=120)
+    assert f"Memory: {tmp_path / 'data' / 'bot.db'} ·" in first.stdout
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    again = subprocess.run([sys.executable, "-m", "bot", "chat"], input="/memories\n", capture_output=True,
+                           text=True, cwd=elsewhere, env=env, timeout=120)
+    assert "1. I keep bees" in again.stdout  # the same memory from another folder
+
+    # an upgrade: ./data/bot.db of the old default is used, with a note on where the default is now
+    old = tmp_path / "project"
+    old.mkdir()
+    chat(old, ["remember: I keep goats"], DATABASE_URL=f"sqlite:///{old / 'data' / 'bot.db'}")
+    upgraded = subprocess.run([sys.executable, "-m", "bot", "chat"], input="/memories\n", capture_output=True,
+                              text=True, cwd=old, env=env, timeout=120)
+    said = replies(upgraded)
+    assert said[1].startswith(f"Note: using {old / 'data' / 'bot.db'}, found in this folder (DATABASE_URL is not set). "
+                              f"The default place is now {tmp_path / 'data' / 'bot.db'};")
+    assert "1. I keep goats" in upgraded.stdout
+
+
+def test_cli_export_for_someone_unknown_writes_an_empty_backup_and_out_is_private(tmp_path):
+    target = tmp_path / "backup.json"
+    out = subprocess.run([sys.executable, "-m", "bot", "export", "--owner", "console:ghost", "--out", str(target)],
+                         capture_output=True, text=True, cwd=tmp_path, env=env_for(tmp_path), timeout=120)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(target.read_text())
+    assert doc["format"] == "memory-assistant-backup" and doc["memories"] == []
+    assert target.stat().st_mode & 0o777 == 0o600
+    assert "Nothing is held about console:ghost" in out.stderr and f"Exported to {target}" in out.stderr
+    # and it imports as nothing
+    back = subprocess.run([sys.executable, "-m", "bot", "import", str(target)], capture_output=True, text=True,
+                          cwd=tmp_path, env=env_for(tmp_path), timeout=120)
+    assert back.returncode == 0 and "0 added" in back.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "chat"])
+def test_run_and_chat_help_describe_themselves(tmp_path, command):
+    out = subprocess.run([sys.executable, "-m", "bot", command, "--help"], capture_output=True, text=True,
+                         cwd=tmp_path, env=env_for(tmp_path), timeout=60)
+    assert out.returncode == 0
+    description = out.stdout.split("\n\n")[1]
+    assert len(description.split()) > 10, out.stdout
+
+
+def test_a_failed_model_call_is_logged_to_a_file_not_into_the_conversation(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on: every model call fails
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = chat(tmp_path, ["remember: I live in Lisbon", "where do I live?"],
+               ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", LLM_MAX_RETRIES="0",
+               LLM_TIMEOUT_SECONDS="3")
+    assert out.returncode == 0, out.stderr
+    assert "WARNING" not in out.stdout and out.stderr == ""
+    assert "I live in Lisbon" in replies(out)[-2]  # answered from memory
+    log = (tmp_path / "data" / "logs" / "chat.log").read_text()
+    assert "WARNING" in log or "ERROR" in log

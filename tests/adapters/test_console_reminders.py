@@ -23,6 +23,7 @@ class Chat:
         env.update(
             {
                 "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+                "DATA_DIR": str(tmp_path / "data"),
                 "EMBEDDING_MODEL": "none",
                 "CONSOLE_USER": "tester",
                 "PYTHONUNBUFFERED": "1",
@@ -88,7 +89,9 @@ def test_a_reminder_is_printed_when_due_while_the_chat_runs(tmp_path):
         assert chat.wait_for("⏰ Reminder: “stretch”", 10), chat.text
         assert time.monotonic() - set_at >= 2.0  # not before it is due
         assert "[1] Done  [2] Snooze 10 min  [3] Snooze 1 h" in chat.text
-        chat.say("1")  # press Done
+        chat.say("1")  # typed at once: it may have been meant for what was on screen before
+        assert chat.wait_for("so nothing was pressed. The latest buttons are:\n[1] Done: “stretch”", 10), chat.text
+        chat.say("1")  # now it is Done, for "stretch"
         assert chat.wait_for("✅ Done: “stretch”", 10)
     finally:
         code = chat.close()

@@ -41,7 +41,7 @@ from tests.standins.discord_api import (
 pytestmark = pytest.mark.timeout(60)
 
 PAST = "Mark older as past (recommended)"
-CONFLICT_LABELS = ["Keep both", PAST, "Replace older", "Discard newer"]
+CONFLICT_LABELS = ["Keep both", PAST, "Replace older (deletes it)", "Discard newer"]
 NOT_YOURS = REFUSALS[ClaimStatus.NOT_YOURS]
 
 
@@ -230,7 +230,7 @@ async def test_conflict_settled_by_mark_older_as_past_edits_the_question_with_un
 
         # Undo on the edited message puts the question back, with its four buttons
         await press(server, alice, question, "Undo")
-        assert question.content.startswith("Undone.") and [b.label for b in question.buttons] == CONFLICT_LABELS
+        assert question.content.startswith("Undone your answer “Mark older as past”") and [b.label for b in question.buttons] == CONFLICT_LABELS
         assert bot.memories(alice)["I live in London"] == "unsure"
 
 
@@ -254,7 +254,7 @@ async def test_a_click_by_another_member_is_refused_privately_and_changes_nothin
         shown = server.message(pushed_id)
         before = await bot.listed(alice, "all"), bot.memories(alice)
 
-        rec = await server.click(bob, shown, button(shown, "Replace older"))
+        rec = await server.click(bob, shown, button(shown, "Replace older (deletes it)"))
         notice = await server.wait_for_bot_message(general, ephemeral=True)
         assert notice.content == NOT_YOURS and notice.interaction_id == rec.id
         assert rec.callback is not None and rec.callback.type == CB_CHANNEL_MESSAGE and rec.callback.flags & FLAG_EPHEMERAL
@@ -395,3 +395,53 @@ async def test_export_and_import_travel_as_attachments_and_a_bad_file_changes_no
         assert bot.memories(bob) == {"I have a cat": "current", "I live in Paris": "current", "I like green tea": "current"}
         again = await bot.say1(bob, "/import", attachments=((file.filename, file.data, "application/json"),))
         assert "0 added" in again.content and "2 unchanged" in again.content  # idempotent
+
+
+# --- reminders set privately --------------------------------------------------------------------
+
+
+async def test_a_reminder_set_with_an_ephemeral_slash_command_is_delivered_by_dm(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str
+) -> None:
+    """Issue 17, finding 6: /remind as a slash command in a server was confirmed ephemerally,
+    then "⏰ Reminder: take my antidepressants" was posted in the channel for everyone."""
+    from datetime import timedelta
+
+    alice, bob, general = people["alice"], people["bob"], people["general"]
+    async with running(server, database_url) as bot:
+        assert bot.app is not None
+        await server.slash(alice, general, "remind", text="in 10 minutes take my antidepressants")
+        confirmation = await server.wait_for_bot_message(general, ephemeral=True)
+        assert "take my antidepressants" in confirmation.content
+        server.close_dms(bob)  # Bob does not take DMs from the bot
+        await server.slash(bob, general, "remind", text="in 10 minutes call the bank")
+        await server.wait_for_bot_message(general, count=2, ephemeral=True)
+        with bot.app.db.session() as s:
+            s.execute(sql("UPDATE reminder SET due_at = :t"), {"t": bot.app.clock() - timedelta(seconds=1)})
+        assert await bot.app.delivery.sweep() == 2
+        await server.wait_for_bot_message(bot.dm(alice), count=1, ephemeral=False)
+        [delivered] = server.bot_messages(bot.dm(alice), ephemeral=False)
+        assert delivered.content == "⏰ Reminder: “take my antidepressants”"
+        assert [b.label for b in delivered.buttons] == ["Done", "Snooze 10 min", "Snooze 1 h"]
+        await server.wait_for_bot_message(general, count=1, ephemeral=False)
+        [pointer] = server.bot_messages(general, ephemeral=False)
+        assert pointer.content.startswith(f"<@{bob.id}> ⏰ I have a reminder for Bob, but I can only send it")
+        assert "bank" not in pointer.content and "antidepressants" not in pointer.content
+
+
+async def test_an_old_answer_button_rechecks_the_facts_it_showed(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str
+) -> None:
+    """Issue 16, item 1, on Discord: the question's buttons were for facts that changed since
+    (the older one was corrected); the press applies nothing and shows the question anew."""
+    alice = people["alice"]
+    async with running(server, database_url) as bot:
+        question = await conflict_question(bot, alice)
+        await bot.listed(alice)
+        await bot.say1(alice, "/edit 2 I live in London, Ontario")
+        versions = len(question.history)
+        await server.click(alice, question, button(question, PAST))
+        await server.wait_for(lambda: len(question.history) > versions, what="the question shown afresh")
+        assert question.content.startswith("The facts in that question changed since I asked")
+        assert "Before: “I live in London, Ontario”" in question.content
+        assert bot.memories(alice) == {"I live in London, Ontario": "unsure", "I live in Paris": "current"}

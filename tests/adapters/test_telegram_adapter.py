@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -517,34 +516,53 @@ async def test_outbox_pushes_reach_the_right_chat(tg: TelegramStandIn, core: Scr
 # ---------------------------------------------------------------------------- webhook
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_webhook_mode_checks_secret(tg: TelegramStandIn, start_adapter: Start) -> None:  # noqa: F811
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/tg/hook"
-    _, core = await start_adapter(
-        telegram_webhook_url=url,
-        telegram_webhook_listen="127.0.0.1",
-        telegram_webhook_port=port,
-        telegram_webhook_secret="hook-Secret_1",
-    )
-    tg.inject_text(ALICE, ALICE, "over the webhook")
-    await tg.wait_for_sent(ALICE, 1)
-    assert [m.text for m in core.messages] == ["over the webhook"]
-    assert tg.calls_to("getUpdates") == []
+    """Webhook mode: Telegram POSTs to the process's web server (web/), which hands the body to
+    the adapter; a wrong or missing secret is refused before anything reaches the core."""
+    from starlette.applications import Starlette
 
-    forged = {"update_id": 1, "message": tg.inject_text(CAROL, CAROL, "x") | {"text": "forged"}}
-    await tg.wait_for_sent(CAROL, 1)  # the real one, delivered by the stand-in
-    async with aiohttp.ClientSession() as http:
-        for headers in ({}, {"X-Telegram-Bot-Api-Secret-Token": "wrong"}):
-            async with http.post(url, json=forged, headers=headers) as resp:
-                assert resp.status == 403
-    await asyncio.sleep(0.1)
-    assert "forged" not in [m.text for m in core.messages]
+    from web.hooks import add_webhook
+    from web.server import WebServer
+
+    site = Starlette()
+    started: list[TelegramAdapter] = []
+
+    async def forward(headers: Any, body: bytes) -> int:
+        return await started[0].on_webhook(headers, body)
+
+    add_webhook(site, "/tg/hook", forward)  # mounted before the adapter starts, as bot/runner.py does
+    server = WebServer(site, "127.0.0.1", 0)
+    await server.start()
+    try:
+        url = f"{server.url}/tg/hook"
+        adapter = TelegramAdapter(ScriptedCore(), load_settings(
+            telegram_bot_token=tg.token, telegram_api_base_url=tg.base_url,
+            telegram_webhook_url=url, telegram_webhook_secret="hook-Secret_1",
+        ))
+        started.append(adapter)
+        core = adapter.core
+        assert adapter.webhook_path == "/tg/hook"
+        await adapter.start()
+        try:
+            tg.inject_text(ALICE, ALICE, "over the webhook")
+            await tg.wait_for_sent(ALICE, 1)
+            assert [m.text for m in core.messages] == ["over the webhook"]
+            assert tg.calls_to("getUpdates") == []
+
+            forged = {"update_id": 1, "message": tg.inject_text(CAROL, CAROL, "x") | {"text": "forged"}}
+            await tg.wait_for_sent(CAROL, 1)  # the real one, delivered by the stand-in
+            async with aiohttp.ClientSession() as http:
+                for headers in ({}, {"X-Telegram-Bot-Api-Secret-Token": "wrong"}):
+                    async with http.post(url, json=forged, headers=headers) as resp:
+                        assert resp.status == 403
+                async with http.post(url, data=b"{not json", headers={"X-Telegram-Bot-Api-Secret-Token": "hook-Secret_1"}) as resp:
+                    assert resp.status == 400
+            await asyncio.sleep(0.1)
+            assert "forged" not in [m.text for m in core.messages]
+        finally:
+            await adapter.stop()
+    finally:
+        await server.stop()
 
 
 # ---------------------------------------------------------------------------- secrets

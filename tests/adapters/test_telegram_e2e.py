@@ -19,6 +19,7 @@ import string
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*attribute `retry_after`:Deprec
 
 BOT = BOT_USERNAME
 PAST = "Mark older as past (recommended)"
-CONFLICT_LABELS = [["Keep both", PAST], ["Replace older", "Discard newer"]]
+CONFLICT_LABELS = [["Keep both", PAST], ["Replace older (deletes it)", "Discard newer"]]
 NOT_YOURS = REFUSALS[ClaimStatus.NOT_YOURS]
 
 
@@ -268,7 +269,7 @@ async def test_conflict_settled_with_mark_older_as_past(bot: Running) -> None:
     undo = await bot.press(ALICE, ALICE, question, "Undo")
     assert undo["text"] == "Undone."
     await bot.tg.wait_for(lambda: question.edit_count == 2, what="the undo edit")
-    assert question.text is not None and question.text.startswith("Undone.")
+    assert question.text is not None and question.text.startswith("Undone your answer “Mark older as past” about “I moved to Paris”.")
     assert [[label for label, _ in row] for row in question.buttons] == CONFLICT_LABELS
     assert bot.memories(owner)["I live in London"] == ("unsure", False)
     assert all(len(a) == 1 for a in bot.tg.callback_answers.values())  # each press answered once
@@ -295,7 +296,7 @@ async def test_second_person_in_group_cannot_press_anothers_button(bot: Running)
     tokens_before = bot.rows("SELECT token, used_at FROM button_token ORDER BY token")
 
     await bot.say(GROUP, CAROL, f"@{BOT} hi", expect=1)  # Carol is known to the bot
-    for label in (PAST, "Replace older", "Discard newer", "Keep both"):
+    for label in (PAST, "Replace older (deletes it)", "Discard newer", "Keep both"):
         assert (await bot.press(GROUP, CAROL, group_msg, label))["text"] == NOT_YOURS
     # Bob never talked to the bot: refused the same way, and he gets no identity from it
     assert (await bot.press(GROUP, BOB, group_msg, PAST))["text"] == NOT_YOURS
@@ -697,7 +698,7 @@ async def test_forget_then_undo_button(bot: Running) -> None:
     await bot.say(ALICE, ALICE, "remember: My cat is called Miso")
     await bot.say(ALICE, ALICE, "/memories")
     [deleted] = await bot.say(ALICE, ALICE, "/forget 2")
-    assert deleted.body.startswith("Deleted “My cat is called Miso”. It is gone for good in 10 minutes")
+    assert deleted.body.startswith("Deleted “My cat is called Miso”. /undo brings it back within 10 minutes; then its text is erased for good")
     owner = await bot.owner(ALICE)
     assert bot.memories(owner)["My cat is called Miso"] == ("current", True)
     assert "Miso" not in await bot.say1(ALICE, ALICE, "/memories")
@@ -707,3 +708,77 @@ async def test_forget_then_undo_button(bot: Running) -> None:
     assert deleted.buttons == []  # nothing left to press
     assert bot.memories(owner)["My cat is called Miso"] == ("current", False)
     assert "2. My cat is called Miso" in await bot.say1(ALICE, ALICE, "/memories")
+
+
+# ---------------------------------------------------------------------------- stale presses (issue 16)
+
+FORGET_YES = "Yes, delete everything now (no undo)"
+
+
+@BOTH_DATABASES
+async def test_an_old_forget_me_button_never_deletes_what_came_after_it(bot: Running) -> None:
+    """Issue 16, item 1, with a real inline keyboard: the confirmation is pressed after a memory
+    was saved that it did not count. Nothing is deleted; the old message says why and a fresh
+    question (counting it) is sent."""
+    await bot.say(ALICE, ALICE, "remember: I live in Oslo")
+    await bot.say(ALICE, ALICE, "remember: I have a cat")
+    [question] = await bot.say(ALICE, ALICE, "/forget_me")
+    assert "2 memories" in question.body and "There is no undo" in question.body
+    await bot.say(ALICE, ALICE, "/memories")
+    await bot.say(ALICE, ALICE, "remember: I like tea")
+    before = len(bot.tg.sent(ALICE))
+    answer = await bot.press(ALICE, ALICE, question, FORGET_YES)
+    assert answer.get("text") in (None, "")
+    await bot.tg.wait_for(lambda: question.edit_count == 1, what="the old question edited")
+    assert question.text == "Your memories changed since I asked (2 then, 3 now), so I deleted nothing."
+    assert question.buttons == []
+    [again] = (await bot.tg.wait_for_sent(ALICE, before + 1))[before:]
+    assert "3 memories" in again.body and [label for row in again.buttons for label, _ in row] == [FORGET_YES, "Cancel"]
+    owner = await bot.owner(ALICE)
+    assert set(bot.memories(owner)) == {"I live in Oslo", "I have a cat", "I like tea"}
+
+    # the fresh one, pressed at once, does what it says
+    await bot.press(ALICE, ALICE, again, FORGET_YES)
+    await bot.tg.wait_for(lambda: again.edit_count == 1, what="the confirmation edited")
+    assert again.body.startswith("Done. I deleted everything I held about you: 3 memories")
+    assert bot.memories(owner) == {}
+
+
+async def test_an_expired_forget_me_button_asks_again(bot: Running) -> None:
+    await bot.say(ALICE, ALICE, "remember: I live in Oslo")
+    [question] = await bot.say(ALICE, ALICE, "/forget_me")
+    with bot.app.db.session() as s:  # shown four minutes ago
+        s.execute(sql("UPDATE button_token SET expires_at = :t WHERE action = 'forget_me'"),
+                  {"t": datetime.now(timezone.utc) - timedelta(minutes=1)})
+    before = len(bot.tg.sent(ALICE))
+    await bot.press(ALICE, ALICE, question, FORGET_YES)
+    await bot.tg.wait_for(lambda: question.edit_count == 1, what="the old question edited")
+    assert question.text == "That confirmation has expired (it works for 3 minutes after I ask), so I deleted nothing."
+    [again] = (await bot.tg.wait_for_sent(ALICE, before + 1))[before:]
+    assert again.body.startswith("That confirmation has expired") and "1 memory" in again.body
+    assert set(bot.memories(await bot.owner(ALICE))) == {"I live in Oslo"}
+
+
+async def test_an_old_answer_button_rechecks_the_facts_it_showed(bot: Running) -> None:
+    """A conflict question whose older fact was corrected since: the old button applies
+    nothing and shows the question as it stands now."""
+    await bot.say(ALICE, ALICE, "remember: I live in London")
+    [question] = await bot.say(ALICE, ALICE, "remember: I moved to Paris")
+    await bot.say(ALICE, ALICE, "/memories")
+    await bot.say(ALICE, ALICE, "/edit 2 I live in London, Ontario")
+    answer = await bot.press(ALICE, ALICE, question, PAST)
+    assert answer["text"] == "Changed since — nothing applied."
+    await bot.tg.wait_for(lambda: question.edit_count == 1, what="the question shown afresh")
+    assert question.text is not None and question.text.startswith(
+        "The facts in that question changed since I asked, so I didn't apply your answer."
+    )
+    assert "Before: “I live in London, Ontario”" in question.text
+    owner = await bot.owner(ALICE)
+    assert bot.memories(owner)["I live in London, Ontario"] == ("unsure", False)
+    assert bot.rows("SELECT status FROM conflict") == [("pending",)]
+    # the fresh buttons work
+    await bot.press(ALICE, ALICE, question, PAST)
+    await bot.tg.wait_for(lambda: question.edit_count == 2, what="the answer")
+    assert question.text == (
+        "Done: “I live in London, Ontario” is now past (kept in your history), and “I moved to Paris” is current."
+    )

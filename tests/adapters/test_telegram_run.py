@@ -40,6 +40,7 @@ def env_for(tmp_path: Path, token: str, base_url: str) -> dict[str, str]:
             "TELEGRAM_BOT_TOKEN": token,
             "TELEGRAM_API_BASE_URL": base_url,
             "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+            "DATA_DIR": str(tmp_path / "data"),
             "EMBEDDING_MODEL": "none",
             # the most talkative setting (today `run` still logs only warnings; see bot/__main__)
             "LOG_LEVEL": "DEBUG",

@@ -22,6 +22,12 @@ CASES = [
     ("do you remember that trip?", c.Chat("do you remember that trip?")),
     ("what do you remember about me?", c.Chat("what do you remember about me?")),
     ("I noted: nothing", c.Chat("I noted: nothing")),
+    # a bare number (issue 16: in the terminal, one that pressed no button reaches the core)
+    ("2", c.BareNumber(2, "2")),
+    ("  10 ", c.BareNumber(10, "  10 ")),
+    ("²", c.Chat("²")),  # a digit, but not a number
+    ("12345678901", c.Chat("12345678901")),
+    ("/forget ²", c.Malformed("Which memory? Use /forget <number from the last list> (see /memories for the numbers).")),
     ("/memories", c.ListMemories(Which.ALL)),
     ("/memories current", c.ListMemories(Which.CURRENT)),
     ("/memories HISTORICAL", c.ListMemories(Which.HISTORICAL)),
@@ -55,6 +61,12 @@ CASES = [
     ("/link", c.Link(None)),
     ("/link AB12-CD34", c.Link("AB12-CD34")),
     ("/unlink", c.Simple("unlink")),
+    ("/token", c.TokenCmd("list")),
+    ("/token list", c.TokenCmd("list")),
+    ("/tokens", c.TokenCmd("list")),
+    ("/token new", c.TokenCmd("new", name="")),
+    ("/token new my laptop", c.TokenCmd("new", name="my laptop")),
+    ("/token revoke 2", c.TokenCmd("revoke", number=2)),
     ("hello there", c.Chat("hello there")),
     ("/frobnicate", c.Unknown("frobnicate")),
     ("/", c.Unknown("/")),
@@ -84,6 +96,9 @@ MALFORMED = [
     "/settings judge maybe",
     "/settings colour on",
     "/link ../../etc/passwd",
+    "/token revoke",
+    "/token revoke two",
+    "/token frobnicate",
 ]
 
 

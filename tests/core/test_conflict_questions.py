@@ -104,13 +104,13 @@ MORE_DETAIL = [  # the same value with more detail: asked, with Keep both recomm
 async def test_more_detail_recommends_keep_both_never_mark_older_as_past(core, old: str, new: str) -> None:
     only(await core.handle_message(msg(f"remember: {old}")))
     question = only(await core.handle_message(msg(f"remember: {new}")))
-    assert labels(question) == ["Keep both (recommended)", "Mark older as past", "Replace older", "Discard newer"]
+    assert labels(question) == ["Keep both (recommended)", "Mark older as past", "Replace older (deletes it)", "Discard newer"]
 
 
 async def test_an_unclear_question_recommends_nothing(core) -> None:
     only(await core.handle_message(msg("remember: I have a dog and a cat")))
     question = only(await core.handle_message(msg("remember: I have a dog")))
-    assert labels(question) == ["Keep both", "Mark older as past", "Replace older", "Discard newer"]
+    assert labels(question) == ["Keep both", "Mark older as past", "Replace older (deletes it)", "Discard newer"]
     assert "I can't tell whether" in question.text
 
 

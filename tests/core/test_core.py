@@ -68,7 +68,7 @@ async def test_conflict_question_four_buttons_and_mark_older_as_past(core):
     await core.handle_message(msg("remember: I live in London"))
     q = only(await core.handle_message(msg("remember: I moved to Paris")))
     labels = [b.label for b in q.all_buttons]
-    assert labels == ["Keep both", "Mark older as past (recommended)", "Replace older", "Discard newer"]
+    assert labels == ["Keep both", "Mark older as past (recommended)", "Replace older (deletes it)", "Discard newer"]
     assert "London" in q.text and "Paris" in q.text
     review = await core.handle_message(msg("/memories review"))
     assert "I live in London" in review[0].text  # unsure while the question is pending
@@ -89,8 +89,9 @@ async def test_conflict_question_four_buttons_and_mark_older_as_past(core):
 
     undone = only(await core.handle_press(press(button(outcome, "Undo"))))
     assert "Undone" in undone.text and len(undone.all_buttons) == 4  # the question is open again
-    review = await core.handle_message(msg("/memories review"))
-    assert "I live in London" in review[0].text and "Ask again" in review[1].all_buttons[0].label
+    review = only(await core.handle_message(msg("/memories review")))
+    assert "1. I live in London — may be replaced by “I moved to Paris”" in review.text
+    assert [b.label for b in review.all_buttons] == ["Ask about 1"]  # one numbering for both
 
 
 async def test_each_resolution(core):
@@ -165,11 +166,28 @@ async def test_malformed_and_unknown_commands_get_help_and_change_nothing(core, 
 
 
 async def test_settings_switch_conflict_review_off(core):
+    """Issue 16, item 5: "review — ask before a new fact replaces an old one: off" read like
+    "replace without asking"; it means "save without checking". The reply says so, and the
+    change is undoable like any other."""
     out = only(await core.handle_message(msg("/settings review off")))
-    assert "review — ask before" in out.text and re.search(r"review .*: off", out.text)
+    assert out.text.startswith(
+        "Turned review off (new facts are saved without any check, so contradicting facts can both stay current)."
+    )
+    assert re.search(r"• review — check each new fact against what I know and ask before one replaces another: "
+                     r"OFF \(new facts are saved without any check", out.text)
+    assert "ask before a new fact replaces an old one: off" not in out.text
     await core.handle_message(msg("remember: I live in London"))
     plain = only(await core.handle_message(msg("remember: I moved to Paris")))
     assert not plain.all_buttons and plain.text.startswith("Saved")
+    # /undo walks back the saves, then the setting
+    assert only(await core.handle_message(msg("/undo"))).text == "Undone saving “I moved to Paris”."
+    assert only(await core.handle_message(msg("/undo"))).text == "Undone saving “I live in London”."
+    assert only(await core.handle_message(msg("/undo"))).text == "Undone turning review off."
+    on = only(await core.handle_message(msg("/settings")))
+    assert re.search(r"• review — .*: on\n", on.text)
+    await core.handle_message(msg("remember: I live in London"))
+    asked = only(await core.handle_message(msg("remember: I moved to Paris")))
+    assert [b.label for b in asked.all_buttons][0] == "Keep both"
 
 
 async def test_allowlist_refuses_politely_once_and_stores_nothing(database, settings):

@@ -40,7 +40,7 @@ ALICE_TG = 2001
 GROUP_TG = -1009876543210
 TG_BOT = "memory_link_bot"
 PAST = "Mark older as past (recommended)"
-CONFLICT_LABELS = ["Keep both", PAST, "Replace older", "Discard newer"]
+CONFLICT_LABELS = ["Keep both", PAST, "Replace older (deletes it)", "Discard newer"]
 CODE = re.compile(r"Your link code: ([A-Z0-9]{5}-[A-Z0-9]{5})")
 
 
@@ -156,8 +156,15 @@ async def test_link_telegram_and_discord_then_share_ask_and_separate(database_ur
         shown = await w.tg_say1("/link")
         code = CODE.search(shown.body).group(1)  # type: ignore[union-attr]
         assert "10 minutes" in shown.body
-        # ... and typed on Discord: linked, and the disagreement becomes a question at once
-        summary, question = await w.dc_say(f"/link {code}", expect=2)
+        # ... and typed on Discord: first whose account that is, nothing linked yet ...
+        [summary] = await w.dc_say(f"/link {code}")
+        assert summary.content.startswith("That code was shown by the Telegram account “Alice”.")
+        assert w.owners() == homes
+        # ... then "Yes": linked, and the disagreement becomes a question at once
+        before = len(w.dc.bot_messages(w.dm, ephemeral=False))
+        await w.dc_press(summary, "Yes, link them")
+        await w.dc.wait_for_bot_message(w.dm, count=before + 1, ephemeral=False)
+        question = w.dc.bot_messages(w.dm, ephemeral=False)[-1]
         assert "Linked!" in summary.content and "Telegram account (Alice)" in summary.content
         assert "brought over 2 memories" in summary.content
         assert "I live in London" in question.content and "I live in Paris" in question.content
@@ -225,6 +232,8 @@ async def test_codes_and_link_answers_stay_private_in_groups(tmp_path: Any) -> N
             # the right code, typed with a mention: the answer goes to Alice's DM
             await w.dc.send_message(w.alice_dc, w.guild_channel, f"{w.dc.mention()} /link {code}")
             linked = await w.dc.wait_for_bot_message(w.dm)
+            assert linked.content.startswith("That code was shown by the Telegram account")
+            await w.dc_press(linked, "Yes, link them")
             assert "Linked!" in linked.content
             assert w.dc.bot_messages(w.guild_channel, ephemeral=False) == []
             owners = w.owners()

@@ -88,7 +88,7 @@ async def test_a_move_in_another_language_reaches_the_judge_and_is_asked(
         assert old in judged["messages"][-1]["content"]  # the neighbour reached the judge
         assert old in question.text and new in question.text
         labels = [b.label for b in question.all_buttons]
-        assert labels == ["Keep both", "Mark older as past (recommended)", "Replace older", "Discard newer"]
+        assert labels == ["Keep both", "Mark older as past (recommended)", "Replace older (deletes it)", "Discard newer"]
     finally:
         await close_kit(kit)
 

@@ -25,6 +25,7 @@ from bot.storage.models import LinkCode, utcnow
 TG, DC = "telegram", "discord"
 CODE = re.compile(r"Your link code: ([A-Z0-9]{5}-[A-Z0-9]{5})")
 PAST = "Mark older as past (recommended)"
+NOT_YOURS = REFUSALS[ClaimStatus.NOT_YOURS]
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -61,7 +62,16 @@ async def code_of(core, platform: str, user: str) -> str:
 
 async def press(core, platform: str, user: str, out: Outgoing, label: str) -> list[Outgoing]:
     token = next(b.token for b in out.all_buttons if b.label == label)
-    return await core.handle_press(ButtonPress(platform=platform, chat_id=user, user_id=user, token=token, message_id="q1"))
+    return await core.handle_press(ButtonPress(platform=platform, chat_id=user, user_id=user, token=token, message_id="q1",
+                                               display_name=user.capitalize()))
+
+
+async def link(core, platform: str, user: str, code: str, **kw) -> list[Outgoing]:
+    """/link CODE, then "Yes, link them" on the question that says whose account it is."""
+    asked = await say1(core, platform, user, f"/link {code}", **kw)
+    assert asked.text.startswith("That code was shown by the Telegram account"), asked.text
+    assert [b.label for b in asked.all_buttons] == ["Yes, link them", "Cancel"]
+    return await press(core, platform, user, asked, "Yes, link them")
 
 
 async def owner(core, platform: str, user: str) -> int | None:
@@ -147,13 +157,13 @@ async def test_link_merges_through_the_save_path_and_asks_about_disagreements(co
     await core.memory.remember(ally_home, "I play chess on Sundays", source="chat", confidence=0.7)
 
     code = await code_of(core, TG, "alice")
-    outs = await say(core, DC, "ally", f"/link {code.lower()}")  # case does not matter
+    outs = await link(core, DC, "ally", code.lower())  # case does not matter
     summary, question = outs
     assert "Linked!" in summary.text and "Telegram account (Alice)" in summary.text
     assert "brought over 2 memories" in summary.text and "1 I already knew" in summary.text
     assert "may change something" in summary.text
     assert "I live in London" in question.text and "I live in Paris" in question.text
-    assert [b.label for b in question.all_buttons] == ["Keep both", PAST, "Replace older", "Discard newer"]
+    assert [b.label for b in question.all_buttons] == ["Keep both", PAST, "Replace older (deletes it)", "Discard newer"]
 
     alice = await owner(core, TG, "alice")
     assert await owner(core, DC, "ally") == alice
@@ -202,7 +212,7 @@ async def test_wrong_expired_used_and_own_codes_change_nothing_and_say_so(core, 
     assert memory_state(database) == before_memories and identities(database) == before_ids
 
     fresh = await code_of(core, TG, "alice")
-    assert "Linked!" in (await say(core, DC, "bob", f"/link {fresh}"))[0].text
+    assert "Linked!" in (await link(core, DC, "bob", fresh))[0].text
     used = await say1(core, DC, "carol", f"/link {fresh}")
     assert "already used" in used.text
     assert await owner(core, DC, "carol") not in (await owner(core, TG, "alice"), None)
@@ -225,12 +235,12 @@ async def test_five_failed_tries_lock_even_the_right_code_for_the_window(core, d
     # ten minutes later (the failures are aged rather than waited for) the right code works
     with database.session() as s:
         s.execute(sql("UPDATE action SET created_at = :t WHERE kind = 'link_failed'"), {"t": utcnow() - timedelta(minutes=11)})
-    assert "Linked!" in (await say(core, DC, "mallory", f"/link {code}"))[0].text
+    assert "Linked!" in (await link(core, DC, "mallory", code))[0].text
 
 
 async def test_linked_accounts_cannot_join_elsewhere_and_that_says_nothing_about_the_code(core, database) -> None:
     code = await code_of(core, TG, "alice")
-    await say(core, DC, "ally", f"/link {code}")
+    await link(core, DC, "ally", code)
     other = await code_of(core, TG, "carol")
     refused = await say1(core, DC, "ally", f"/link {other}")
     assert "already linked" in refused.text and "Telegram account (Alice)" in refused.text
@@ -240,7 +250,7 @@ async def test_linked_accounts_cannot_join_elsewhere_and_that_says_nothing_about
     assert (await say1(core, DC, "ally", "/link ABCDE-FGHJK")).text.startswith("This account is already linked")
     assert rows(database, "SELECT used_at FROM link_code WHERE user_id = 'carol'") == [(None,)]
     assert rows(database, "SELECT count(*) FROM action WHERE kind = 'link_failed'") == [(0,)]
-    assert "Linked!" in (await say(core, DC, "carl", f"/link {other}"))[0].text
+    assert "Linked!" in (await link(core, DC, "carl", other))[0].text
 
 
 async def test_two_people_typing_one_code_at_once_link_exactly_one(core, database) -> None:
@@ -257,7 +267,7 @@ async def test_two_people_typing_one_code_at_once_link_exactly_one(core, databas
     assert sorted(r.outcome.value for r in results) == ["linked", "used", "used"]
     # and through the core's entry
     again = await code_of(core, TG, "alice")
-    outs = await asyncio.gather(say(core, DC, "erin", f"/link {again}"), say(core, DC, "frank", f"/link {again}"))
+    outs = await asyncio.gather(link(core, DC, "erin", again), link(core, DC, "frank", again))
     texts = sorted(o[0].text for o in outs)
     assert texts[0].startswith("Linked!") and "already used" in texts[1]
     alice = await owner(core, TG, "alice")
@@ -273,7 +283,7 @@ async def test_past_memories_keep_their_chain_and_undo_does_not_drop_what_was_br
     await say(core, DC, "ally", "/memories current")
     await say(core, DC, "ally", "/forget 2")  # deleted before the link: it stays deleted
     code = await code_of(core, TG, "alice")
-    [summary] = await say(core, DC, "ally", f"/link {code}")
+    [summary] = await link(core, DC, "ally", code)
     assert "brought over 2 memories" in summary.text
 
     historical = await listed(core, TG, "alice", "historical")
@@ -313,7 +323,7 @@ async def test_unlink_returns_what_was_brought_with_its_changes_and_leaks_nothin
         await say(core, DC, "ally", f"remember: {fact}")
     alice, ally_home = await owner(core, TG, "alice"), await owner(core, DC, "ally")
     code = await code_of(core, TG, "alice")
-    _, question = await say(core, DC, "ally", f"/link {code}")
+    _, question = await link(core, DC, "ally", code)
     await press(core, DC, "ally", question, PAST)  # London is past, Paris current
 
     # while linked: corrections, a fact marked past, a deletion, new facts from both sides
@@ -372,7 +382,7 @@ async def test_an_unanswered_question_is_voided_and_nothing_stays_unsure(core) -
     await say(core, TG, "alice", "remember: I live in London")
     await say(core, DC, "ally", "remember: I live in Paris")
     code = await code_of(core, TG, "alice")
-    await say(core, DC, "ally", f"/link {code}")
+    await link(core, DC, "ally", code)
     assert "I live in London" in await listed(core, TG, "alice", "review")
     await say1(core, TG, "alice", "/unlink")  # from the side that showed the code
     assert "I live in London" in await listed(core, TG, "alice", "current")
@@ -384,8 +394,8 @@ async def test_unlink_from_the_account_that_showed_the_code_sends_everyone_home(
     await say(core, TG, "alice", "remember: I like tea")
     await say(core, DC, "ally", "remember: I have a dog")
     await say(core, "console", "al", "remember: I have a bike")
-    await say(core, DC, "ally", f"/link {await code_of(core, TG, 'alice')}")
-    await say(core, "console", "al", f"/link {await code_of(core, TG, 'alice')}")
+    await link(core, DC, "ally", await code_of(core, TG, 'alice'))
+    await link(core, "console", "al", await code_of(core, TG, 'alice'))
     assert len({await owner(core, p, u) for p, u in ((TG, "alice"), (DC, "ally"), ("console", "al"))}) == 1
 
     out = await say1(core, TG, "alice", "/unlink")
@@ -399,13 +409,13 @@ async def test_unlink_from_the_account_that_showed_the_code_sends_everyone_home(
 async def test_a_code_asked_for_by_an_account_that_left_is_void_and_relinking_works(core) -> None:
     await say(core, TG, "alice", "remember: I like tea")
     await say(core, DC, "ally", "remember: I have a dog")
-    await say(core, DC, "ally", f"/link {await code_of(core, TG, 'alice')}")
+    await link(core, DC, "ally", await code_of(core, TG, 'alice'))
     stale = await code_of(core, DC, "ally")  # a code for the shared memory, asked by the joined side
     await say(core, DC, "ally", "/unlink")
     refused = await say1(core, DC, "zed", f"/link {stale}")
     assert "nothing was linked" in refused.text and "tea" not in await listed(core, DC, "zed")
 
-    [summary] = await say(core, DC, "ally", f"/link {await code_of(core, TG, 'alice')}")
+    [summary] = await link(core, DC, "ally", await code_of(core, TG, 'alice'))
     assert "brought over 1 memory" in summary.text
     assert (await listed(core, TG, "alice")).count("I have a dog") == 1
     await say(core, DC, "ally", "/unlink")
@@ -417,9 +427,9 @@ async def test_forget_me_while_linked_also_forgets_the_dormant_memories(core, da
     account's dormant home memories came back on /unlink."""
     await say(core, TG, "alice", "remember: I like tea")
     await say(core, DC, "ally", "remember: I have a dog named Rex")
-    await say(core, DC, "ally", f"/link {await code_of(core, TG, 'alice')}")
+    await link(core, DC, "ally", await code_of(core, TG, 'alice'))
     ask = await say1(core, DC, "ally", "/forget_me")
-    [done] = await press(core, DC, "ally", ask, "Yes, delete everything")
+    [done] = await press(core, DC, "ally", ask, "Yes, delete everything now (no undo)")
     assert "deleted everything" in done.text
     await say(core, DC, "ally", "/unlink")
     assert "nothing yet" in await listed(core, DC, "ally") and "nothing yet" in await listed(core, TG, "alice")
@@ -429,7 +439,7 @@ async def test_forget_me_while_linked_also_forgets_the_dormant_memories(core, da
 async def test_after_unlink_undo_cannot_reopen_a_question_about_a_memory_that_left(core, database) -> None:
     await say(core, TG, "alice", "remember: I live in London")
     await say(core, DC, "ally", "remember: I live in Paris")
-    _, question = await say(core, DC, "ally", f"/link {await code_of(core, TG, 'alice')}")
+    _, question = await link(core, DC, "ally", await code_of(core, TG, 'alice'))
     await press(core, DC, "ally", question, PAST)  # London past, replaced by the copy of Paris
     await say(core, DC, "ally", "/unlink")
     await say(core, TG, "alice", "/undo")
@@ -437,3 +447,41 @@ async def test_after_unlink_undo_cannot_reopen_a_question_about_a_memory_that_le
     assert "Nothing is waiting" in await listed(core, TG, "alice", "review")
     alice = await owner(core, TG, "alice")
     assert rows(database, "SELECT count(*) FROM conflict WHERE owner_id = :o AND status = 'pending'", o=alice) == [(0,)]
+
+
+async def test_a_typed_code_says_whose_account_it_joins_and_nothing_happens_before_yes(core, database) -> None:
+    """Issue 17, finding 11: a typed /link code handed over all your memories at once, with no
+    word about whose account you were joining (a code pasted from a stranger's message)."""
+    await say(core, TG, "alice", "remember: I live in London")
+    await say(core, DC, "bob", "remember: my bank PIN hint is the aardvark")
+    before_memories, before_ids = memory_state(database), identities(database)
+    code = await code_of(core, TG, "alice")
+
+    asked = await say1(core, DC, "bob", f"/link {code}")
+    assert asked.text.startswith("That code was shown by the Telegram account “Alice”.")
+    assert "everything this account knows goes there" in asked.text and "Link them?" in asked.text
+    assert memory_state(database) == before_memories and identities(database) == before_ids
+    assert rows(database, "SELECT used_at FROM link_code") == [(None,)]  # not used by asking
+
+    # someone else cannot press Bob's question; Cancel changes nothing
+    [refused] = await press(core, DC, "mallory", asked, "Yes, link them")
+    assert refused.notice == NOT_YOURS and not refused.text
+    [cancelled] = await press(core, DC, "bob", asked, "Cancel")
+    assert cancelled.text == "Nothing was linked." and cancelled.edit_of == "q1"
+    assert memory_state(database) == before_memories and identities(database) == before_ids
+    assert "bank PIN" not in await listed(core, TG, "alice")
+
+    # asked again, "Yes" links; the question is edited into the answer
+    outs = await link(core, DC, "bob", code)
+    assert "Linked!" in outs[0].text and outs[0].edit_of == "q1"
+    assert await owner(core, DC, "bob") == await owner(core, TG, "alice")
+
+    # a code that expired between the question and the press is refused then
+    code2 = await code_of(core, TG, "carol")
+    asked = await say1(core, DC, "dave", f"/link {code2}")
+    with database.session() as s:
+        s.execute(sql("UPDATE link_code SET expires_at = :t WHERE code = :c"),
+                  {"t": utcnow() - timedelta(seconds=1), "c": code2.replace("-", "")})
+    [late] = await press(core, DC, "dave", asked, "Yes, link them")
+    assert "no longer valid" in late.text
+    assert await owner(core, DC, "dave") != await owner(core, TG, "carol")

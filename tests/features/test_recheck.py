@@ -155,6 +155,19 @@ async def test_the_question_and_yes(rig, database):
     assert await rechecker.run() == 0  # confirmed now; nothing else is old enough
 
 
+async def test_a_yes_to_words_that_changed_since_records_nothing(rig, database):
+    """Issue 16, item 1: a press re-checks that what it acts on is as it was shown."""
+    app, rechecker, clock, sender, owner = rig
+    await app.core.handle_message(msg("/settings recheck on"))
+    lisbon = await old_fact(app, owner, "I live in Lisbon", 200)
+    assert await rechecker.run() == 1
+    [(_, out)] = sender.sent
+    await app.memory.edit(owner, lisbon, "I live in Porto")
+    [yes] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(out, "Yes"), message_id="q1"))
+    assert yes.text == "That memory changed since I asked: it now reads “I live in Porto”. Nothing was recorded."
+    assert memory(database, lisbon).confirmed_at is None
+
+
 async def test_changed_makes_it_unsure_and_asks_what_changed(rig, database):
     app, rechecker, clock, sender, owner = rig
     await app.core.handle_message(msg("/settings recheck on"))

@@ -4,6 +4,7 @@ PostgreSQL, with a fixed clock. The time grammar itself has its own table tests
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -141,9 +142,14 @@ async def test_a_reminder_set_in_a_group_answers_privately_and_is_bound_to_that_
     assert (r.platform, r.chat_id, r.user_id) == ("console", "group-7", "u1")
 
 
-async def test_list_shows_upcoming_with_cancel_and_stop_buttons_and_cancel_works(rig, database):
+async def test_list_cancel_confirms_in_words_with_undo_and_never_renumbers(rig, database):
+    """Issue 16, item 4: one press used to cancel silently and re-show the list renumbered (a
+    second "2" then stopped another reminder), and /undo restored an unrelated memory."""
     app, _, _ = rig
     await say(app, "/timezone Europe/Paris")
+    await say(app, "remember: I like tea")
+    await say(app, "/memories")
+    await say(app, "/forget 1")  # an older change /undo must not reach for first
     await say(app, "/remind in 10 minutes to stretch")
     await say(app, "/remind every day at 8 take vitamins")
     await say(app, "/remind in 5 minutes to drink water", user="someone-else")
@@ -154,19 +160,96 @@ async def test_list_shows_upcoming_with_cancel_and_stop_buttons_and_cancel_works
         "2. “take vitamins” — every day at 08:00, next Tuesday 3 March 2026 at 08:00 (Europe/Paris)"
     )
     assert [b.label for b in listing.all_buttons] == ["Cancel 1", "Stop 2"]
+    assert [b.detail for b in listing.all_buttons] == ["Cancel “stretch”", "Stop “take vitamins”"]
 
-    press = ButtonPress("console", "u1", "u1", button(listing, "Stop 2"), message_id="list-1")
-    [edited] = await app.core.handle_press(press)
-    assert edited.edit_of == "list-1"
-    assert edited.notice == "Stopped the repeating reminder “take vitamins”."
-    assert "take vitamins" not in edited.text and "1. “stretch”" in edited.text
-    assert [b.label for b in edited.all_buttons] == ["Cancel 1"]
-    # the other button of the first list still works (list buttons are not single-use)
-    [again] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(listing, "Cancel 1"), message_id="list-1"))
-    assert again.notice == "Cancelled the reminder “stretch”."
-    assert again.text.startswith("You have no upcoming reminders.")
+    # a one-off is cancelled at once, confirmed in words naming it, with an Undo
+    [done] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(listing, "Cancel 1"), message_id="list-1"))
+    assert done.edit_of == "list-1"
+    assert done.text == (
+        "Cancelled the reminder “stretch” (it was due Monday 2 March 2026 at 12:10 (Europe/Paris)). "
+        "/reminders shows the rest."
+    )
+    assert [b.label for b in done.all_buttons] == ["Undo"]
+    # the list's other button was used up with it: no second press on a renumbered list
+    [stale] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(listing, "Stop 2"), message_id="list-1"))
+    assert stale.notice == "That was already done." and not stale.text
+    assert {r.text: r.state for r in rows(database)}["take vitamins"] == "scheduled"
+
+    # /undo right after takes back that cancel, not the older memory deletion
+    undone = await say(app, "/undo")
+    assert undone.text == "Undone cancelling the reminder “stretch”."
+    assert {r.text: r.state for r in rows(database)}["stretch"] == "scheduled"
+    assert "nothing yet" in (await say(app, "/memories")).text  # the tea stays deleted
+
+    # a repeating one asks first, then confirms with an Undo
+    listing = await say(app, "/reminders")
+    [ask] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(listing, "Stop 2"), message_id="list-2"))
+    assert ask.text.startswith("Stop the repeating reminder “take vitamins” (every day at 08:00")
+    assert [b.label for b in ask.all_buttons] == ["Yes, stop it", "Keep it"]
+    assert {r.text: r.state for r in rows(database)}["take vitamins"] == "scheduled"
+    [stopped] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(ask, "Yes"), message_id="list-2"))
+    assert stopped.text == "Stopped the repeating reminder “take vitamins”. /reminders shows the rest."
     states = {r.text: r.state for r in rows(database)}
-    assert states == {"stretch": "cancelled", "take vitamins": "cancelled", "drink water": "scheduled"}
+    assert states == {"stretch": "scheduled", "take vitamins": "cancelled", "drink water": "scheduled"}
+    [back] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(stopped, "Undo"), message_id="list-2"))
+    assert back.text == "Undone stopping the repeating reminder “take vitamins”."
+    assert {r.text: r.state for r in rows(database)}["take vitamins"] == "scheduled"
+    assert app.delivery.has_timer(next(r.id for r in rows(database) if r.text == "take vitamins")) or not app.timers.running
+
+
+async def test_the_time_question_takes_the_next_message_as_its_answer(rig, database):
+    """Issue 16, item 4: "What time tomorrow?" then "at 10" was read as a new chat message."""
+    app, _, _ = rig
+    asked = await say(app, "/remind tomorrow buy bread")
+    assert asked.text.startswith("What time tomorrow (Tuesday 3 March 2026)?")
+    assert rows(database) == []
+    done = await say(app, "at 10")
+    assert done.text.startswith("⏰ I'll remind you: “buy bread”\nWhen: Tuesday 3 March 2026 at 10:00 (UTC)")
+    [r] = rows(database)
+    assert (r.text, r.due_at) == ("buy bread", datetime(2026, 3, 3, 10, 0, tzinfo=UTC))
+
+    # a bare number is a time while a time is awaited (a press only where buttons are shown)
+    await say(app, "remind me on friday to water the plants")
+    done = await say(app, "18")
+    assert "“water the plants”\nWhen: Friday 6 March 2026 at 18:00 (UTC)" in done.text
+    # "When should I remind you to ...?" takes a when, and asks on when only the day is said
+    await say(app, "remind me to call mom")
+    again = await say(app, "tomorrow")
+    assert again.text.startswith("What time tomorrow")
+    done = await say(app, "9:30")
+    assert "“call mom”\nWhen: Tuesday 3 March 2026 at 09:30 (UTC)" in done.text
+
+    # something that is no time is read as it would have been, with a note; nothing is set
+    await say(app, "/remind tomorrow pay rent")
+    outs = await app.core.handle_message(msg("remember: I pay rent monthly"))
+    assert [o.text for o in outs] == [
+        "(I didn't take that as the time for “pay rent”, so that reminder is not set.)",
+        "Saved: “I pay rent monthly”",
+    ]
+    # a command moves on: the question is dropped, and a later number is no time
+    await say(app, "/remind tomorrow walk the dog")
+    await say(app, "/reminders")
+    later = await say(app, "7")
+    assert "presses nothing" in later.text
+    assert sorted(r.text for r in rows(database)) == ["buy bread", "call mom", "water the plants"]
+
+
+async def test_a_duplicate_reminder_is_pointed_out_with_a_choice(rig, database):
+    app, _, _ = rig
+    await say(app, "/remind tomorrow at 9 call mom")
+    dup = await say(app, "remind me tomorrow at 9 to Call  mom")
+    assert dup.text == "You already have this reminder: “call mom” — Tuesday 3 March 2026 at 09:00 (UTC). Nothing new is set yet."
+    assert [b.label for b in dup.all_buttons] == ["Keep just the one", "Set it twice"]
+    assert len(rows(database)) == 1
+    [kept] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(dup, "Keep"), message_id="d1"))
+    assert kept.text.startswith("Kept just the one: “call mom”") and len(rows(database)) == 1
+    dup = await say(app, "/remind tomorrow at 9 call mom")
+    [twice] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(dup, "Set it twice"), message_id="d2"))
+    assert twice.text.startswith("⏰ I'll remind you (a second time): “call mom”")
+    assert [r.text for r in rows(database)] == ["call mom", "call mom"]
+    # a different time is no duplicate
+    other = await say(app, "/remind tomorrow at 10 call mom")
+    assert other.text.startswith("⏰ I'll remind you") and len(rows(database)) == 3
 
 
 async def test_someone_elses_cancel_button_does_nothing(rig, database):
@@ -227,3 +310,33 @@ async def test_forget_me_removes_reminders_and_their_timers(database, settings):
         assert not app.delivery.has_timer(r.id)
     finally:
         await app.timers.stop()
+
+
+async def test_a_zone_that_is_not_one_no_longer_breaks_commands_or_delivery(rig, database):
+    """Issue 17, finding 8: an imported "Mars/Olympus" (stored before imports were checked) made
+    every reminder command answer "Something went wrong", and its reminder stayed in
+    'delivering', retried and failing forever."""
+    from bot.storage.models import Owner
+
+    app, _, clock = rig
+    owner = await app.memory.owner_for("console", "u1")
+    with database.session() as s:
+        o = s.get(Owner, owner)
+        o.timezone = "Mars/Olympus"
+        s.add(o)
+        s.add(Reminder(owner_id=owner, text="water the plants", due_at=clock() - timedelta(seconds=1),
+                       timezone="../../etc/passwd", recurrence="daily@08:00", platform="console",
+                       chat_id="u1", user_id="u1"))
+    listing = await say(app, "/reminders")
+    assert "water the plants" in listing.text and "Something went wrong" not in listing.text
+    assert "I'll remind you" in (await say(app, "/remind in 10 minutes to stretch")).text
+    await app.timers.start()
+    await app.delivery.sweep()
+    sender = app.core.outbox.senders["console"]
+    for _ in range(100):
+        if sender.sent:
+            break
+        await asyncio.sleep(0.02)
+    assert any("water the plants" in m.text for _, m in sender.sent)
+    [plants] = [r for r in rows(database) if r.text == "water the plants"]
+    assert plants.state == "scheduled" and plants.attempts == 0  # delivered, next one scheduled

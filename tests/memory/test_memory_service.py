@@ -134,7 +134,9 @@ async def test_undo_reverts_only_the_last_action_and_refuses_after_later_change(
     changed = await memory.edit(o, a.id, "I like white tea")
     await memory.edit(o, a.id, "I like oolong tea")
     stale = await memory.undo(o, changed.action_id)  # the older edit: memory changed since
-    assert not stale.ok and "changed since" in stale.message
+    assert not stale.ok and stale.message.startswith(
+        "I can't undo the correction of “I like white tea”: it was corrected since and now reads “I like oolong tea”."
+    )
     assert (await memory.get(o, a.id)).text == "I like oolong tea"
     assert (await memory.undo(o)).ok
     assert (await memory.get(o, a.id)).text == "I like white tea"

@@ -128,3 +128,36 @@ async def test_a_backup_with_one_bad_record_imports_nothing(memory):
     with pytest.raises(ImportProblem):
         await memory.import_bytes(o, json.dumps(doc))
     assert await memory.list(o) == []
+
+
+async def test_per_person_settings_and_time_zone_travel_in_the_backup(memory):
+    """Issue 16, item 5: per-person settings were lost on export -> import."""
+    a = await memory.owner_for("console", "alice")
+    await memory.remember(a, "I live in London")
+    await memory.set_pref(a, "conflict_review", False)
+    await memory.set_pref(a, "extraction_notice", False)
+    await memory.set_timezone(a, "Asia/Tokyo")
+    raw = await memory.export_bytes(a)
+    assert json.loads(raw)["settings"]["prefs"] == {"conflict_review": False, "extraction_notice": False}
+
+    await memory.forget_everything(a)  # a fresh start (or a new machine), then the backup
+    assert (await memory.prefs(a)).conflict_review is True
+    report = await memory.import_bytes(a, raw)
+    assert "your settings and time zone restored" in report.summary()
+    prefs = await memory.prefs(a)
+    assert (prefs.conflict_review, prefs.extraction_notice, prefs.timezone) == (False, False, "Asia/Tokyo")
+
+    # a choice made after the backup was taken is newer: the older backup does not undo it
+    await memory.set_pref(a, "conflict_review", True)
+    report = await memory.import_bytes(a, raw)
+    assert "your settings kept as they are (you changed them after this backup)" in report.summary()
+    assert (await memory.prefs(a)).conflict_review is True
+
+
+async def test_an_older_backup_without_settings_timestamps_still_imports(memory):
+    a = await memory.owner_for("console", "alice")
+    old = {"format": "memory-assistant-backup", "version": 1, "exported_at": "2025-01-01T00:00:00+00:00",
+           "settings": {"timezone": "Europe/Paris", "prefs": {"ai_judge": True}}, "memories": []}
+    report = await memory.import_bytes(a, json.dumps(old))
+    prefs = await memory.prefs(a)
+    assert (prefs.ai_judge, prefs.timezone) == (True, "Europe/Paris") and "restored" in report.summary()

@@ -427,8 +427,8 @@ def test_two_chat_processes_answer_one_question_and_mark_one_memory(
         one.send("remember: I moved to Paris")
         one.wait_for("[4] Discard newer")
         two.send("/memories review")
-        two.wait_for("Ask again")
-        two.send("1")  # "Ask again": the same question, with this process's own buttons
+        two.wait_for("Ask about 1")
+        two.send("1")  # "Ask about 1": the same question, with this process's own buttons
         two.wait_for("[4] Discard newer")
         one.send("2")  # Mark older as past
         two.send("4")  # Discard newer

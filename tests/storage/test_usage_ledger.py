@@ -9,6 +9,7 @@ from datetime import date
 import pytest
 
 from bot.llm.client import LLM, ModelUnavailable
+from bot.storage.models import ModelUsage
 from bot.storage.usage import DatabaseLedger
 from tests.standins.anthropic_api import (  # noqa: F401  (fixture)
     AnthropicStandIn,
@@ -69,4 +70,30 @@ async def test_the_client_charges_the_reported_usage_and_enforces_the_budget(
         await llm.create(owner_id=a, **params)
     assert caught.value.reason == "budget"
     assert len(anthropic_standin.message_requests) == 2
+    await llm.aclose()
+
+
+async def test_forget_me_keeps_todays_spend_so_the_budget_cannot_be_reset(
+    memory, database, anthropic_standin: AnthropicStandIn
+):
+    """Finding 5: /forget_me deleted the ledger, so deleting your data reset the daily budget."""
+    ledger = DatabaseLedger(database)
+    a = await new_owner(memory, "a")
+    await memory.remember(a, "I live in Oslo")
+    with database.session() as s:  # an older day's row, which may go with the person's data
+        s.add(ModelUsage(owner_id=a, day="2020-01-01", job="chat", input_tokens=5, output_tokens=5, calls=1))
+    llm = LLM(standin_settings(anthropic_standin, daily_token_budget=2000), ledger)
+    params = dict(job="chat", system="s", messages=[{"role": "user", "content": "hello"}], max_tokens=100)
+    anthropic_standin.enqueue(text_message("Hi.", usage={"input_tokens": 1800, "output_tokens": 100}))
+    await llm.create(owner_id=a, **params)
+    assert await ledger.spent_today(a) == 1900
+
+    assert await memory.forget_everything(a) == 1
+    assert await memory.list(a) == []
+    assert await ledger.spent_today(a) == 1900  # the spend survived, holding no text
+    assert await ledger.usage_by_job(a, date(2020, 1, 1)) == {}  # older days went with the data
+    with pytest.raises(ModelUnavailable) as caught:
+        await llm.create(owner_id=a, **params)
+    assert caught.value.reason == "budget"
+    assert len(anthropic_standin.message_requests) == 1
     await llm.aclose()

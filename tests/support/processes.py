@@ -34,6 +34,7 @@ def bot_env(tmp_path: Path, database_url: str, **extra: str) -> dict[str, str]:
     env.update(
         {
             "DATABASE_URL": database_url,
+            "DATA_DIR": str(tmp_path / "data"),  # exports from chat and the chat log
             "EMBEDDING_MODEL": "none",
             "CONSOLE_USER": "tester",
             "PYTHONUNBUFFERED": "1",

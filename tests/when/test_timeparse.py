@@ -728,6 +728,9 @@ def test_is_valid_timezone(name: str, valid: bool) -> None:
         ("GMT+2", None),  # an offset, not a zone
         ("UTC+5:30", None),
         ("EST", None),  # a fixed offset that is wrong for New York all summer
+        ("CET", "CET"),  # issue 16, item 8: Central European Time, with its summer time
+        ("cest", "CET"),
+        ("EET", "EET"),
         ("Atlantis", None),
         ("", None),
         ("   ", None),
@@ -738,3 +741,41 @@ def test_resolve_timezone(text: str, zone: str | None) -> None:
     assert got == zone
     if got is not None:
         assert is_valid_timezone(got)
+
+
+# --- issue 17: limits shared with imports, and long input ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stored", "problem"),
+    [
+        ("every:1s", "more often than every 5 minutes"),
+        ("every:299s", "more often than every 5 minutes"),
+        ("every:300s", None),
+        ("daily@08:00", None),
+        ("weekly:MO,TH@07:00", None),
+        ("monthly:31@09:00", None),
+        ("every:3660d@09:00", None),
+        (f"every:{3660 * 86400}s", None),
+    ],
+)
+def test_a_stored_repetition_meets_the_limits_of_remind(stored: str, problem: str | None) -> None:
+    from bot.when.grammar import repeat_problem
+    from bot.when.recurrence import Recurrence
+
+    got = repeat_problem(Recurrence.from_str(stored))
+    assert (got is None) if problem is None else (problem in (got or ""))
+
+
+def test_a_pathological_20000_character_reminder_is_refused_at_once() -> None:
+    """Issue 17 (informational): the grammar took 2.6-3.7 s on 20,000 characters of console input."""
+    import time
+
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    for text in ["remind me " + "a " * 10_000, "in 5 minutes " + "call mom and " * 1600]:
+        started = time.perf_counter()
+        got = parse_reminder(text, "UTC", now)
+        assert time.perf_counter() - started < 0.5
+        assert isinstance(got, ParseProblem) and "too long for a reminder" in got.message
+    long_ok = "in 5 minutes " + "x" * 1900
+    assert isinstance(parse_reminder(long_ok, "UTC", now), ReminderRequest)

@@ -59,7 +59,9 @@ def render_parts(parts: dict[str, float]) -> str:
 
 
 def render_why(record: dict[str, Any], alive: dict[int, str | None]) -> str:
-    """The /why text. `alive` maps each memory id to its current text, or None if deleted since."""
+    """The /why text. `alive` maps each memory id to its current text, or None if deleted since.
+    The memories still there are numbered like a list (the numbers then work with /history N),
+    and no internal id is shown."""
     mode = str(record.get("mode", "model"))
     memories = record.get("memories") or []
     lines: list[str] = []
@@ -70,15 +72,19 @@ def render_why(record: dict[str, Any], alive: dict[int, str | None]) -> str:
             lines.append("My last answer didn't use any of your memories.")
     else:
         lines.append("My last answer used these memories:")
+        number = 0
         for item in memories:
             mid = int(item.get("id", 0))
             text = alive.get(mid)
             if text is None:
-                lines.append(f"• #{mid} — deleted since")
+                lines.append("• a memory you deleted since")
                 continue
+            number += 1
             parts = item.get("parts") or {}
             score = f" — {render_parts(parts)}" if parts else ""
-            lines.append(f"• {render.quote(text, 200)} (#{mid}){score}")
+            lines.append(f"{number}. {render.quote(text, 200)}{score}")
+        if number:
+            lines.append("(/history N shows where one of them came from.)")
     extra = []
     if record.get("episodes"):
         extra.append(f"{len(record['episodes'])} summary(ies) of earlier conversations")
@@ -136,4 +142,7 @@ class WhyStore:
             mid = int(item.get("id", 0))
             current = await core.memory.get(turn.owner_id, mid)
             alive[mid] = current.text if current is not None else None
+        numbered = [mid for mid, text in alive.items() if text is not None]
+        if numbered:  # the list the person is looking at now: /history 1 means its first memory
+            await core.memory.set_numbers(turn.owner_id, numbered)
         return [reply(turn, render_why(record, alive))]

@@ -313,12 +313,19 @@ _NUMBER_WORDS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_SCALES) | {"do
 
 
 def _canonical_number(token: str) -> str:
-    """'1,500' -> '1500', '2.50' -> '2.5', '007' -> '7'."""
+    """'1,500' -> '1500', '2.50' -> '2.5', '007' -> '7'.
+
+    By string, not int(): Python refuses to convert more than 4,300 digits, and a memory may
+    hold any number of them (an imported one did, and stopped tidying for everyone)."""
+
+    def whole_part(digits: str) -> str:
+        return digits.lstrip("0") or "0"
+
     if "." in token and "," not in token:
         whole, _, frac = token.partition(".")
         frac = frac.rstrip("0")
-        return f"{int(whole)}.{frac}" if frac else str(int(whole))
-    return str(int(token.replace(",", "").replace(".", "")))
+        return f"{whole_part(whole)}.{frac}" if frac else whole_part(whole)
+    return whole_part(token.replace(",", "").replace(".", ""))
 
 
 def number_values(toks: list[str]) -> list[tuple[int, int, str]]:

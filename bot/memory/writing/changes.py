@@ -8,14 +8,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import update
+from sqlalchemy import func, update
+from sqlalchemy import text as sql_text
 from sqlmodel import Session, delete, select
 
 from bot.memory.rules import conflict as rules
-from bot.storage import buttons
+from bot.storage import access, buttons
+from bot.storage.usage import utc_today
 from bot.memory.rules.dates import extract_validity
 from bot.storage.models import (
     Action,
+    ActionChange,
     Conflict,
     Episode,
     EventKind,
@@ -31,7 +34,7 @@ from bot.storage.models import (
     Status,
     utcnow,
 )
-from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ def edit(s: Session, owner_id: int, memory_id: int, text: str, embedding: bytes 
     m.embedding = embedding
     touch(m)
     s.add(m)
-    action = new_action(s, owner_id, "edit", f"the correction of “{m.text[:80]}”")
+    action = new_action(s, owner_id, "edit", f"the correction of {mref(m.id)}")
     log_event(s, action, m, EventKind.EDITED, before)
     return Changed(MemoryView.of(m), action.id)
 
@@ -70,7 +73,7 @@ def mark_past(s: Session, owner_id: int, memory_id: int) -> Changed | None:
     m.status = Status.HISTORICAL.value
     touch(m)
     s.add(m)
-    action = new_action(s, owner_id, "mark_past", f"marking “{m.text[:80]}” as past")
+    action = new_action(s, owner_id, "mark_past", f"marking {mref(m.id)} as past")
     log_event(s, action, m, EventKind.MARKED_PAST, before)
     void_conflicts_naming(s, owner_id, m.id)
     return Changed(MemoryView.of(m), action.id)
@@ -90,7 +93,7 @@ def restore(s: Session, owner_id: int, memory_id: int) -> Changed | None:
     m.replaced_by = None
     touch(m)
     s.add(m)
-    action = new_action(s, owner_id, "restore", f"restoring “{m.text[:80]}”")
+    action = new_action(s, owner_id, "restore", f"restoring {mref(m.id)}")
     log_event(s, action, m, EventKind.RESTORED, before)
     return Changed(MemoryView.of(m), action.id)
 
@@ -104,7 +107,7 @@ def delete_memory(s: Session, owner_id: int, memory_id: int, *, actor: str = "pe
     m.deleted_at = utcnow()
     touch(m)
     s.add(m)
-    action = new_action(s, owner_id, "delete", f"deleting “{m.text[:80]}”", actor=actor)
+    action = new_action(s, owner_id, "delete", f"deleting {mref(m.id)}", actor=actor)
     log_event(s, action, m, EventKind.DELETED, before, actor=actor)
     void_conflicts_naming(s, owner_id, m.id)
     return Changed(MemoryView.of(m), action.id)
@@ -149,19 +152,51 @@ def still_questioned(s: Session, owner_id: int, memory_id: int, except_conflict:
     return False
 
 
+def _owners_of(s: Session, owner_id: int) -> list[int]:
+    """The owner and the dormant owners of identities linked into it (their memories are the
+    person's too: left alone, /unlink would bring them back after "delete everything")."""
+    found = [owner_id]
+    for ident in s.exec(select(Identity).where(Identity.owner_id == owner_id, Identity.home_owner_id.is_not(None))):  # type: ignore[union-attr]
+        if ident.home_owner_id not in found:
+            found.append(ident.home_owner_id)  # type: ignore[arg-type]
+    return found
+
+
+def forget_scope(s: Session, owner_id: int) -> tuple[int, int]:
+    """What "delete everything" would delete, as shown to the person: (the number of memories
+    they have, i.e. not deleted, linked accounts included; the newest memory's id). The
+    confirmation carries it, and a press that finds it changed asks again."""
+    ids = list(s.exec(select(Memory.id).where(Memory.owner_id.in_(_owners_of(s, owner_id)), Memory.deleted_at.is_(None))))  # type: ignore[union-attr,attr-defined]
+    newest = s.exec(select(func.max(Memory.id)).where(Memory.owner_id.in_(_owners_of(s, owner_id)))).one()  # type: ignore[union-attr,attr-defined]
+    return len(ids), int(newest or 0)
+
+
 def forget_everything(s: Session, owner_id: int) -> int:
     """Delete everything held about a person, at once and for good (after their confirmation).
-    Returns the number of memories removed."""
-    count = len(s.exec(select(Memory.id).where(Memory.owner_id == owner_id)).all())
+    Returns the number of memories removed, counted as the confirmation counted them."""
+    count, _ = forget_scope(s, owner_id)
+    for owner in _owners_of(s, owner_id):
+        _erase(s, owner)
+    if s.get_bind().dialect.name == "sqlite":
+        # the words leave the full-text index's segments too, not only its visible rows
+        s.execute(sql_text("INSERT INTO memory_fts(memory_fts) VALUES('optimize')"))
+    return count
+
+
+def _erase(s: Session, owner_id: int) -> None:
     s.exec(delete(MemoryEvent).where(MemoryEvent.owner_id == owner_id))  # type: ignore[call-overload]
+    s.exec(delete(ActionChange).where(ActionChange.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Action).where(Action.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Conflict).where(Conflict.owner_id == owner_id))  # type: ignore[call-overload]
     buttons.delete_owner_tokens(s, owner_id)
+    access.revoke_owner(s, owner_id)  # programs lose access with everything else
     s.exec(delete(MessageLog).where(MessageLog.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Episode).where(Episode.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Procedure).where(Procedure.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Reminder).where(Reminder.owner_id == owner_id))  # type: ignore[call-overload]
-    s.exec(delete(ModelUsage).where(ModelUsage.owner_id == owner_id))  # type: ignore[call-overload]
+    # Today's model spend stays (numbers only, no text): deleting your data must not hand out a
+    # fresh daily budget. Earlier days go.
+    s.exec(delete(ModelUsage).where(ModelUsage.owner_id == owner_id, ModelUsage.day < utc_today().isoformat()))  # type: ignore[call-overload]
     s.exec(delete(LinkCode).where(LinkCode.owner_id == owner_id))  # type: ignore[call-overload]
     # break replaced_by links first so rows can go in any order
     for m in s.exec(select(Memory).where(Memory.owner_id == owner_id, Memory.replaced_by.is_not(None))):  # type: ignore[union-attr]
@@ -178,9 +213,3 @@ def forget_everything(s: Session, owner_id: int) -> int:
         owner.curator_fingerprint = None
         s.add(owner)
     # identities stay, so the person is still recognised, but nothing else remains
-    # A linked person's dormant memories (the owner an identity had before /link) are theirs
-    # too; left alone, /unlink would bring them back after "delete everything".
-    for ident in s.exec(select(Identity).where(Identity.owner_id == owner_id, Identity.home_owner_id.is_not(None))):  # type: ignore[union-attr]
-        if ident.home_owner_id != owner_id:
-            count += forget_everything(s, ident.home_owner_id)  # type: ignore[arg-type]
-    return count

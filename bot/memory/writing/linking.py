@@ -140,6 +140,7 @@ def code_owner(s: Session, typed: str) -> int | None:
 
 
 class Outcome(StrEnum):
+    READY = "ready"  # the code is good; nothing done yet (the person is asked to confirm)
     LINKED = "linked"
     NO_SUCH_CODE = "no_such_code"
     EXPIRED = "expired"
@@ -207,12 +208,9 @@ def _fail(s: Session, owner_id: int, outcome: Outcome, failures: list[datetime])
     return Claimed(outcome, tries_left=max(0, MAX_FAILURES - len(failures) - 1))
 
 
-def claim_code(s: Session, platform: str, user_id: str, typed: str) -> Claimed:
-    """Check a typed code and, if it is good, join this identity to the code's owner, in one
-    transaction: the code is used up by a conditional update, so of two people typing the same
-    code at once exactly one links. Every refusal changes nothing but the failure count."""
-    now = utcnow()
-    ident = _identity(s, platform, user_id)
+def _vet(s: Session, ident: Identity, typed: str, now: datetime) -> Claimed | tuple[LinkCode, Identity, list[datetime]]:
+    """The refusal for a typed code (recorded as a failed try where it counts), or the code's
+    row, the identity that showed it and the failures so far."""
     failures = recent_failures(s, ident.owner_id, now)
     if len(failures) >= MAX_FAILURES:
         return Claimed(Outcome.RATE_LIMITED, retry_after=failures[-MAX_FAILURES] + FAILURE_WINDOW - now, tries_left=0)
@@ -236,6 +234,31 @@ def claim_code(s: Session, platform: str, user_id: str, typed: str) -> Claimed:
     if issuer is None or issuer.owner_id != row.owner_id:
         # whoever asked for it no longer belongs to that owner (unlinked since): the code is void
         return _fail(s, ident.owner_id, Outcome.EXPIRED, failures)
+    return row, issuer, failures
+
+
+def peek_code(s: Session, platform: str, user_id: str, typed: str) -> Claimed:
+    """Check a typed code without using it: READY with the account that showed it (so the
+    person can see whose memory they would join before anything happens), or the refusal."""
+    ident = _identity(s, platform, user_id)
+    vetted = _vet(s, ident, typed, utcnow())
+    if isinstance(vetted, Claimed):
+        return vetted
+    row, issuer, _ = vetted
+    return Claimed(Outcome.READY, issuer=(row.platform, row.user_id), peers=(Peer(issuer.platform, issuer.display_name),))
+
+
+def claim_code(s: Session, platform: str, user_id: str, typed: str) -> Claimed:
+    """Check a typed code and, if it is good, join this identity to the code's owner, in one
+    transaction: the code is used up by a conditional update, so of two people typing the same
+    code at once exactly one links. Every refusal changes nothing but the failure count."""
+    now = utcnow()
+    ident = _identity(s, platform, user_id)
+    vetted = _vet(s, ident, typed, now)
+    if isinstance(vetted, Claimed):
+        return vetted
+    row, issuer, failures = vetted
+    code = row.code
     taken = s.execute(
         update(LinkCode)
         .where(LinkCode.code == code, LinkCode.used_at.is_(None), LinkCode.expires_at > now)  # type: ignore[union-attr,arg-type]

@@ -18,12 +18,13 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from bot.memory.rules import conflict as rules
+from bot.plaintext import strip_controls
 from bot.memory.index import keyword as search
 from bot.memory.rules.classify import classify
 from bot.memory.rules.dates import extract_validity
 from bot.storage.models import Conflict, EventKind, Memory, MemoryEvent, Status, utcnow
 from bot.memory.owners import OwnerPrefs, read_prefs
-from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 
 MAX_FACT_CHARS = 2000
 CANDIDATE_LIMIT = 20
@@ -39,9 +40,9 @@ class FactError(ValueError):
 
 
 def clean_fact(text: str) -> str:
-    """Normalise a fact as typed: whitespace folded, control characters removed, length capped."""
-    cleaned = "".join(ch for ch in text if ch == "\n" or ch == "\t" or ord(ch) >= 32)
-    cleaned = " ".join(cleaned.split())
+    """Normalise a fact as typed: whitespace folded, control characters (C0, DEL, C1, bidi
+    overrides; see bot.plaintext) removed, length capped."""
+    cleaned = " ".join(strip_controls(text).split())
     if not cleaned:
         raise FactError("There is nothing to remember — write the fact after the colon.")
     if len(cleaned) > MAX_FACT_CHARS:
@@ -311,7 +312,7 @@ def apply_remember(
     )
     s.add(memory)
     s.flush()
-    action = new_action(s, owner_id, "remember", f"saving “{text[:80]}”", actor=actor)
+    action = new_action(s, owner_id, "remember", f"saving {mref(memory.id)}", actor=actor)
     log_event(s, action, memory, EventKind.CREATED, None, actor=actor)
     result = RememberResult(memory=MemoryView.of(memory), action_id=action.id, reasons=dict(reasons))
     if not decisions:
@@ -452,12 +453,12 @@ def apply_update(
     )
     s.add(new)
     s.flush()
-    action = new_action(s, owner_id, "update", f"the update of “{old.text[:60]}” to “{new_text[:60]}”")
-    log_event(s, action, new, EventKind.CREATED, None, note=f"new version of #{old.id}")
+    action = new_action(s, owner_id, "update", f"the update of {mref(old.id)} to {mref(new.id)}")
+    log_event(s, action, new, EventKind.CREATED, None, note=f"new version of {mref(old.id)}")
     before = snapshot(old)
     old.status = Status.HISTORICAL.value
     old.replaced_by = new.id
     touch(old)
     s.add(old)
-    log_event(s, action, old, EventKind.UPDATED, before, note=f"replaced by #{new.id}")
+    log_event(s, action, old, EventKind.UPDATED, before, note=f"replaced by {mref(new.id)}")
     return MemoryView.of(new), MemoryView.of(old)

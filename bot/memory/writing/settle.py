@@ -16,13 +16,13 @@ import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from sqlalchemy import update
+from sqlalchemy import func, update
 from sqlmodel import Session, select
 
 from bot.memory.rules.conflict import VERDICT_CHANGE, VERDICT_SAME
 from bot.memory.writing.changes import still_questioned
-from bot.storage.models import Conflict, EventKind, Status, utcnow
-from bot.memory.store import MemoryView, get_memory, log_event, new_action, snapshot, touch
+from bot.storage.models import Action, ActionChange, Conflict, EventKind, Status, utcnow
+from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch, words_seen
 
 
 class Choice(StrEnum):
@@ -35,7 +35,7 @@ class Choice(StrEnum):
 CHOICE_LABELS: dict[Choice, str] = {
     Choice.KEEP: "Keep both",
     Choice.PAST: "Mark older as past",
-    Choice.REPLACE: "Replace older",
+    Choice.REPLACE: "Replace older (deletes it)",
     Choice.DISCARD: "Discard newer",
 }
 RECOMMENDED = " (recommended)"
@@ -113,6 +113,13 @@ def pending(s: Session, owner_id: int) -> list[ConflictView]:
     return [_view(s, c) for c in rows]
 
 
+def pending_count(s: Session, owner_id: int | None) -> int:
+    stmt = select(func.count()).select_from(Conflict).where(Conflict.status == "pending")
+    if owner_id is not None:
+        stmt = stmt.where(Conflict.owner_id == owner_id)
+    return int(s.exec(stmt).one())
+
+
 def record_shown(s: Session, owner_id: int, conflict_id: int, platform: str, chat_id: str, message_id: str | None) -> None:
     c = s.get(Conflict, conflict_id)
     if c is None or c.owner_id != owner_id:
@@ -128,8 +135,20 @@ def _already(c: Conflict) -> str:
     return f"That question was already settled ({done})."
 
 
+def fingerprint(view: ConflictView) -> str:
+    """What the person was shown of a question (the texts on both sides): a button pressed on
+    Telegram or Discord re-checks it, so an answer never applies to facts that changed since."""
+    parts = [view.new.text if view.new is not None else ""] + [o.text for o in view.olds]
+    return words_seen(*parts)
+
+
 def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Settled | str:
-    """Apply an answer in one transaction; returns why not (a sentence) when it cannot apply."""
+    """Apply an answer in one transaction; returns why not (a sentence) when it cannot apply.
+
+    The other questions follow: a fact this answer made past or deleted leaves every other
+    pending question (a question left with no older fact is closed), and a discarded new fact
+    closes the questions it raised; each such change is recorded with the answer's action, so
+    Undo puts those questions back too."""
     c = s.get(Conflict, conflict_id)
     if c is None or c.owner_id != owner_id:
         return "That question no longer exists."
@@ -156,10 +175,11 @@ def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Sett
         s.refresh(c)
         return _already(c)
     label = CHOICE_LABELS[choice]
-    action = new_action(s, owner_id, f"resolve_{choice.value}", f"your answer “{label}” about “{new.text[:80]}”")
+    action = new_action(s, owner_id, f"resolve_{choice.value}", f"your answer “{label}” about {mref(new.id)}")
     action.conflict_id = c.id
     action.conflict_status_before = "pending"
     s.add(action)
+    retired: list[int] = []
     for oid in json.loads(c.old_ids_json):
         old = get_memory(s, owner_id, oid)
         if old is None:
@@ -168,10 +188,12 @@ def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Sett
         if choice is Choice.PAST:
             old.status = Status.HISTORICAL.value
             old.replaced_by = new.id
-            kind, note = EventKind.MARKED_PAST, f"replaced by #{new.id}"
+            kind, note = EventKind.MARKED_PAST, f"replaced by {mref(new.id)}"
+            retired.append(oid)
         elif choice is Choice.REPLACE:
             old.deleted_at = now
-            kind, note = EventKind.DELETED, f"replaced by #{new.id}"
+            kind, note = EventKind.DELETED, f"replaced by {mref(new.id)}"
+            retired.append(oid)
         else:  # keep both / discard newer: the old fact is current again unless another question holds it
             if old.status == Status.UNSURE.value and not still_questioned(s, owner_id, oid, c.id):
                 old.status = Status.CURRENT.value
@@ -190,4 +212,46 @@ def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Sett
     c.settled_at = now
     s.add(c)
     s.flush()
+    gone = set(retired) | ({new.id} if choice is Choice.DISCARD else set())
+    if gone:
+        _follow(s, owner_id, c.id, gone, action)  # type: ignore[arg-type]
+    s.flush()
     return Settled(_view(s, c), action.id, choice)
+
+
+def _follow(s: Session, owner_id: int, settled_id: int, gone: set[int], action: Action) -> None:
+    """Other pending questions about facts that are no longer current: a question whose new
+    fact is gone is closed; a fact that is past or deleted leaves the questions that asked
+    whether something replaces it, and a question left with nothing to ask about is closed.
+    Every change is recorded with `action` (an ActionChange) so that Undo restores it."""
+    others = s.exec(
+        select(Conflict).where(Conflict.owner_id == owner_id, Conflict.status == "pending", Conflict.id != settled_id)  # type: ignore[arg-type]
+    ).all()
+    for d in others:
+        old_ids = [int(i) for i in json.loads(d.old_ids_json)]
+        if d.new_memory_id in gone:
+            keep = old_ids
+            status = "void"
+        else:
+            keep = [i for i in old_ids if i not in gone]
+            if keep == old_ids:
+                continue
+            status = "pending" if keep else "void"
+        before = {"status": d.status, "old_ids": old_ids}
+        d.old_ids_json = json.dumps(keep if status == "pending" else old_ids)
+        d.status = status
+        if status == "void":
+            d.settled_at = utcnow()
+        s.add(d)
+        s.add(ActionChange(owner_id=owner_id, action_id=action.id, target="conflict", ref=str(d.id),
+                           before_json=json.dumps(before),
+                           after_json=json.dumps({"status": d.status, "old_ids": json.loads(d.old_ids_json)})))
+        if status == "void":  # its remaining older facts are no longer in question
+            for oid in keep:
+                old = get_memory(s, owner_id, oid)
+                if old is not None and old.status == Status.UNSURE.value and not still_questioned(s, owner_id, oid, d.id):
+                    before_m = snapshot(old)
+                    old.status = Status.CURRENT.value
+                    touch(old)
+                    s.add(old)
+                    log_event(s, action, old, EventKind.RESTORED, before_m, note="question closed")

@@ -51,7 +51,7 @@ async def test_moving_city_in_passing_asks_then_recall_follows_the_answer(kit: C
     assert "Noted: “I moved to Lisbon last month”" in question.text
     assert "London" in question.text and "Lisbon" in question.text
     assert [b.label for b in question.all_buttons] == [
-        "Keep both", "Mark older as past (recommended)", "Replace older", "Discard newer",
+        "Keep both", "Mark older as past (recommended)", "Replace older (deletes it)", "Discard newer",
     ]
     stored = await texts(kit)
     assert stored == {"I live in London": "unsure", "I moved to Lisbon last month": "current"}
@@ -144,10 +144,14 @@ async def test_why_lists_the_memories_the_last_answer_used_with_score_parts(kit:
     why = only(await kit.say("/why"))
     assert "My last answer used these memories:" in why.text
     assert "“I drive a Tesla”" in why.text and "relevance" in why.text and "total" in why.text
-    for line in why.text.splitlines()[1:]:
-        if line.startswith("•"):
-            quoted = line.split("“")[1].split("”")[0]
-            assert quoted in context  # /why shows exactly what was in the prompt
+    shown = [line for line in why.text.splitlines()[1:] if line[:1].isdigit()]
+    assert shown and "#" not in why.text  # numbered like a list, no internal id
+    for line in shown:
+        quoted = line.split("“")[1].split("”")[0]
+        assert quoted in context  # /why shows exactly what was in the prompt
+    tesla = next(line for line in shown if "Tesla" in line).split(".")[0]
+    history = only(await kit.say(f"/history {tesla}"))  # /why's numbers are the list now
+    assert "I drive a Tesla" in history.text
     # After the memory is forgotten, /why no longer shows its text.
     only(await kit.say("/memories"))
     listing = only(await kit.say("/memories"))

@@ -23,6 +23,7 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
     env.update(
         {
             "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+            "DATA_DIR": str(tmp_path / "data"),
             "EMBEDDING_MODEL": "none",
             "CONSOLE_USER": "tester",
             "PYTHONUNBUFFERED": "1",

@@ -105,12 +105,14 @@ def test_render_parts_orders_known_parts_first():
         (
             {"mode": "model", "memories": [{"id": 3, "text": "I live in Lisbon", "parts": {"relevance": 0.5, "total": 0.4}}]},
             {3: "I live in Lisbon"},
-            ["My last answer used these memories:", "• “I live in Lisbon” (#3) — relevance 0.50, total 0.40"],
+            # no internal id (issue 16, item 2): numbered like a list, for /history N
+            ["My last answer used these memories:", "1. “I live in Lisbon” — relevance 0.50, total 0.40",
+             "(/history N shows where one of them came from.)"],
         ),
         (
             {"mode": "model", "memories": [{"id": 3, "text": "I live in Lisbon", "parts": {}}]},
             {3: None},
-            ["My last answer used these memories:", "• #3 — deleted since"],
+            ["My last answer used these memories:", "• a memory you deleted since"],
         ),
         ({"mode": "model", "memories": []}, {}, ["My last answer didn't use any of your memories."]),
         ({"mode": "group", "memories": []}, {}, ["My last answer was in a group chat, where I never use your memories."]),

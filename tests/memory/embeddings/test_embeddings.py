@@ -337,17 +337,10 @@ def test_index_thread_safety() -> None:
     assert idx.count(1) == 4 * (500 - 167)
 
 
-def test_index_speed_and_memory() -> None:
+def test_index_holds_vectors_as_one_matrix() -> None:
+    """Memory, not speed (search time is `python -m bot bench latency`'s business): a person's
+    vectors are one float32 matrix, not an object per row."""
     rng = np.random.default_rng(3)
-    idx = VectorIndex(dim=384)
-    idx.ensure_loaded(1, lambda: list(enumerate(_unit(rng, 10_000, 384))))
-    q = _unit(rng, 1, 384)[0]
-    idx.search(1, q, 50)
-    t0 = time.perf_counter()
-    for _ in range(20):
-        idx.search(1, q, 50)
-    per_search = (time.perf_counter() - t0) / 20
-    assert per_search < 0.02, per_search  # typically ~1 ms; generous for a loaded CI machine
     big = VectorIndex(dim=384)
     big.ensure_loaded(2, lambda: ((i, v) for i, v in enumerate(_unit(rng, 100_000, 384))))
     assert big.count(2) == 100_000

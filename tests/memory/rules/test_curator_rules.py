@@ -163,3 +163,102 @@ def test_junk_candidates_are_what_is_new_since_the_last_run():
     since = NOW - timedelta(days=1)
     assert [c.id for c in junk_candidates(items, since)] == [3, 2]
     assert [c.id for c in junk_candidates(items, None)] == [3, 2, 1]
+
+
+# --- bucketing and the per-run budget --------------------------------------------------------
+
+
+def all_pairs_merges(items: list[Item]) -> tuple[Merge, ...]:
+    """The curator before buckets: every memory checked against every group (the reference)."""
+    groups: list[list[Item]] = []
+    for it in sorted(items, key=lambda x: (x.created_at, x.id)):
+        for group in groups:
+            if all(is_true_duplicate(it, other) for other in group):
+                group.append(it)
+                break
+        else:
+            groups.append([it])
+    out = []
+    for group in groups:
+        if len(group) > 1:
+            keep, *rest = sorted(group, key=lambda x: (x.created_at, x.id), reverse=True)
+            out.append(Merge(keep.id, tuple(sorted(r.id for r in rest)), max(g.confidence for g in group),
+                             max(g.importance for g in group)))
+    return tuple(sorted(out, key=lambda m: m.keep_id))
+
+
+def varied_items(n: int, seed: int) -> list[Item]:
+    """Realistic facts with restatements, near misses (another number, name, city, negation,
+    date, status) and exact repeats mixed in."""
+    import random
+
+    from bench.latency import make_facts
+
+    rng = random.Random(seed)
+    base = make_facts(n // 3, seed)
+    variants = [
+        lambda t: t, lambda t: t.rstrip(".") + "!", lambda t: "Just so you know, " + t[0].lower() + t[1:],
+        lambda t: t.replace("I ", "I really ", 1), lambda t: t.replace("2", "3"), lambda t: t.replace("London", "Paris"),
+        lambda t: t.replace("My ", "my "), lambda t: t.replace(" is ", " isn't ", 1), lambda t: "I don't think " + t,
+        lambda t: t + " too",
+    ]
+    texts = base + [rng.choice(variants)(rng.choice(base)) for _ in range(n - len(base))]
+    texts += ["I live in London", "I live in London.", "I am vegan", "I'm a vegan", "I have 2 kids", "I have 3 kids"]
+    items = []
+    for i, text in enumerate(texts, 1):
+        kw: dict = {}
+        roll = rng.random()
+        if roll < 0.05:
+            kw["status"] = "historical"
+        elif roll < 0.08:
+            kw["valid_from"] = date(2020, 1, 1)
+        elif roll < 0.10:
+            kw["in_question"] = True
+        items.append(item(i, text, confidence=rng.choice([0.5, 0.7, 1.0]), importance=rng.random(), **kw))
+    return items
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_buckets_give_exactly_the_merges_of_checking_every_pair(seed):
+    items = varied_items(240, seed)
+    expected = all_pairs_merges(items)
+    assert len(expected) >= 10, "the data has duplicates to find"
+    assert plan_merges(items) == expected
+    assert decide(items, NOW).merges == expected
+
+
+def test_true_duplicates_share_a_merge_key():
+    from bot.memory.writing.curator import merge_key
+
+    items = varied_items(240, 4)
+    for a in items:
+        for b in items:
+            if a.id < b.id and is_true_duplicate(a, b):
+                assert merge_key(a) == merge_key(b), (a.text, b.text)
+
+
+def test_merge_keys_resume_where_the_budget_ran_out_and_reuse_what_they_kept():
+    from bot.memory.writing.curator import merge_keys
+
+    items = varied_items(600, 5)
+    ticks = iter(range(10_000))
+    cache: dict = {}
+    # a clock past the deadline at once: one batch of 64 per run, then stop
+    keys, complete = merge_keys(items, cache, deadline=0.0, clock=lambda: float(next(ticks) + 1))
+    assert not complete and 0 < len(keys) <= 64 and len(cache) == len(keys)
+    runs = 1
+    while not complete:
+        keys, complete = merge_keys(items, cache, deadline=0.0, clock=lambda: 1.0)
+        runs += 1
+    assert runs > 3
+    full, done = merge_keys(items)
+    assert done and keys == full
+    # a changed memory gets a new key; the others are read from the cache
+    changed = [replace(items[0], text="I moved to Lisbon", version=2)] + items[1:]
+    computed: list[int] = []
+    keys2, done = merge_keys(changed, cache, deadline=0.0, clock=lambda: computed.append(1) or 1.0)
+    assert done and keys2[items[0].id] != keys[items[0].id]
+    assert computed == []  # one key computed, no batch of 64 reached: the clock was never read
+    # memories that are gone leave the cache
+    merge_keys(changed[10:], cache)
+    assert set(cache) == {it.id for it in changed[10:] if it.id in keys2}

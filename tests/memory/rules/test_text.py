@@ -140,6 +140,12 @@ def test_lemmas_keep_generic_verbs_for_meaning() -> None:
         ("born in 1990", {"1990"}),
         ("I have a dog", set()),
         ("no numbers here", set()),
+        ("agent 007 and 0.0", {"7", "0"}),
+        ("00.50 litres", {"0.5"}),
+        # beyond Python's 4,300-digit int() limit (an imported memory had such a number)
+        ("my lucky number is " + "9" * 5000, {"9" * 5000}),
+        ("padded " + "0" * 4400 + "12", {"12"}),
+        ("1," + "0" * 4500, {"1" + "0" * 4500}),
     ],
 )
 def test_numbers(text: str, expected: set[str]) -> None:
