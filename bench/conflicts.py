@@ -13,15 +13,17 @@ Data: JSON lines with at least `old`, `new`, `label` ("nominate" | "keep") and `
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from bot.memory.rules.conflict import Fact, assess, detect_slot, is_candidate
 
 __all__ = [
+    "RIGHT_ANSWERS",
     "TARGETS",
     "evaluate",
+    "evaluate_outcomes",
     "format_table",
     "load_pairs",
     "meets_targets",
@@ -39,6 +41,18 @@ TARGETS: dict[str, tuple[str, float]] = {
     "unrelated_overlap": ("<=", 0.05),
     "multi_value": ("<=", 0.05),
 }
+
+
+# The recommended answer that is right for a nominated pair of each kind: a different value is
+# Mark older as past; the same fact again is Keep both or Discard newer ("discard" also stands
+# for a near duplicate that was not stored twice); a pair that should not have been asked about
+# at all is best kept.
+RIGHT_ANSWERS: dict[str, frozenset[str]] = {
+    "slot_change": frozenset({"past"}),
+    "duplicate": frozenset({"keep", "discard"}),
+}
+RIGHT_FOR_KEEP_LABEL = frozenset({"keep"})
+RECOMMENDED_TARGET = 0.90  # share of nominated pairs whose recommended answer is right
 
 
 class PairsError(ValueError):
@@ -113,6 +127,53 @@ def evaluate(
     }
 
 
+def right_answers(pair: Mapping[str, Any]) -> frozenset[str]:
+    """The recommended answers that are right for this pair: by its kind, and for a kind without
+    an entry in RIGHT_ANSWERS, Keep both (a pair labelled keep should not have been asked)."""
+    return RIGHT_ANSWERS.get(pair["kind"], RIGHT_FOR_KEEP_LABEL)
+
+
+def evaluate_outcomes(
+    pairs: Sequence[Mapping[str, Any]], outcomes: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """`evaluate` over what the service did with each pair, plus what the product adds:
+
+    - "judge_candidate_recall": of the nominate pairs, the share whose old fact reached the AI
+      judge's candidate list (`outcome["judge_candidate"]`);
+    - "recommended_right": of the nominated pairs, the share whose recommended answer
+      (`outcome["recommended"]`: "past", "keep", "discard" or None) is right for the pair's
+      kind (RIGHT_ANSWERS); "recommended_by_kind" gives n / right / rate per kind, and
+      "recommended_none" how many nominated pairs had no recommendation.
+    """
+    if len(pairs) != len(outcomes):
+        raise ValueError("one outcome per pair")
+    # evaluate() calls back once per pair, in order (identical pairs may repeat)
+    it = iter(outcomes)
+    result = evaluate(pairs, lambda old, new: bool(next(it)["nominated"]))
+    positives = reached = nominated = right = none = 0
+    rec_by_kind: dict[str, dict[str, Any]] = {}
+    for pair, outcome in zip(pairs, outcomes):
+        if pair["label"] == "nominate":
+            positives += 1
+            reached += int(bool(outcome.get("judge_candidate")))
+        if not outcome["nominated"]:
+            continue
+        nominated += 1
+        ok = outcome.get("recommended") in right_answers(pair)
+        right += int(ok)
+        none += int(outcome.get("recommended") is None)
+        kind = rec_by_kind.setdefault(pair["kind"], {"n": 0, "right": 0, "rate": 0.0})
+        kind["n"] += 1
+        kind["right"] += int(ok)
+    for kind in rec_by_kind.values():
+        kind["rate"] = _rate(kind["right"], kind["n"])
+    result["judge_candidate_recall"] = _rate(reached, positives)
+    result["recommended_right"] = _rate(right, nominated)
+    result["recommended_none"] = none
+    result["recommended_by_kind"] = dict(sorted(rec_by_kind.items()))
+    return result
+
+
 def _passes(rate: float, target: tuple[str, float]) -> bool:
     op, threshold = target
     return rate >= threshold if op == ">=" else rate <= threshold
@@ -146,6 +207,16 @@ def format_table(result: Mapping[str, Any]) -> str:
         f"pairs {result['pairs']}; nomination recall {result['nomination_recall']:.3f}; "
         f"false nomination rate {result['false_nomination_rate']:.3f}"
     )
+    if "recommended_right" in result:
+        right = result["recommended_right"]
+        mark = "PASS" if right >= RECOMMENDED_TARGET else "FAIL"
+        kinds = ", ".join(f"{kind} {stats['rate']:.3f} of {stats['n']}"
+                          for kind, stats in result["recommended_by_kind"].items())
+        lines.append(f"recommended button right {right:.3f} of nominated pairs (target >= "
+                     f"{RECOMMENDED_TARGET:.2f}) {mark}; no recommendation {result['recommended_none']}; "
+                     f"by kind: {kinds}")
+        lines.append(f"judge-candidate recall {result['judge_candidate_recall']:.3f} "
+                     f"(nominate pairs whose old fact reaches the AI judge's candidates)")
     return "\n".join(lines)
 
 

@@ -45,7 +45,6 @@ CHOICES: dict[str, Choice] = {
     "discard_newer": Choice.DISCARD,
 }
 CHOICE_NAMES = {v: k for k, v in CHOICES.items()}
-RECOMMENDED = "mark_older_past"
 MAX_LIMIT = 200
 UID_HINT = "ids are the uids this API gave out (1-32 letters, digits, - or _), never row numbers"
 _UID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -300,7 +299,8 @@ class Door:
             "new": memory_json(new),
             "old": [memory_json(shown[o.uid]) for o in view.olds if o.uid in shown],
             "choices": list(CHOICES),
-            "recommended": RECOMMENDED,
+            # the answer the question recommends (as its buttons do), or None when unclear
+            "recommended": CHOICE_NAMES.get(view.recommended) if view.recommended is not None else None,
         }
 
     async def questions(self, caller: Caller) -> dict[str, Any]:

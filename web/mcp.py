@@ -132,14 +132,15 @@ def build_mcp(
     @server.tool(annotations=read)
     async def list_questions(ctx: Context) -> dict[str, Any]:
         """Questions waiting for the person: a new fact ("new") that may replace older ones
-        ("old", now unsure). Show them to the person and ask which choice they want; the
-        recommended one marks the older facts as past."""
+        ("old", now unsure). Show them to the person and ask which choice they want;
+        "recommended" names the choice that fits (mark_older_past when the value changed,
+        keep_both when the new fact only adds detail, none when unclear)."""
         return await run(ctx, lambda c: door.questions(c))
 
     @server.tool(annotations=write)
     async def answer_question(id: str, choice: str, ctx: Context) -> dict[str, Any]:
         """Answer a waiting question with the person's own choice, never a guess: keep_both,
-        mark_older_past (recommended: the old facts become historical), replace_older (the old
+        mark_older_past (the old facts become historical), replace_older (the old
         facts are deleted) or discard_newer (the new fact is deleted). id is the question's id."""
         return await run(ctx, lambda c: door.answer(c, id, choice))
 

@@ -63,7 +63,7 @@ class Question(BaseModel):
     new: Memory
     old: list[Memory]
     choices: list[str]
-    recommended: str
+    recommended: str | None  # the recommended choice, or None when the question is unclear
 
 
 class Saved(BaseModel):

@@ -113,7 +113,14 @@ def conflict_question(view: ConflictView) -> str:
     for old in view.olds:
         lines.append(f"Before: {quote(old.text)}{dates_note(old)}")
     lines.append(f"New: {quote(view.new.text)}{dates_note(view.new)}")
-    lines.append("Does the new fact replace the older one? Nothing changes until you choose.")
+    if view.recommended is Choice.KEEP:
+        lines.append("It looks like the same fact with more detail, so both can stay. "
+                     "Nothing changes until you choose.")
+    elif view.recommended is None:
+        lines.append("I can't tell whether the new fact replaces the older one. "
+                     "Nothing changes until you choose.")
+    else:
+        lines.append("Does the new fact replace the older one? Nothing changes until you choose.")
     return "\n".join(lines)
 
 

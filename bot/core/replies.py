@@ -15,7 +15,7 @@ from bot.core.buttons import ButtonSpec
 from bot.core.core import Core
 from bot.core.turn import DEFAULT_PAGING, Turn
 from bot.events import Outgoing
-from bot.memory import CHOICE_LABELS, Choice, ConflictView, MemoryView, RememberResult, Which, conflict_fingerprint
+from bot.memory import Choice, ConflictView, MemoryView, RememberResult, Which, choice_label, conflict_fingerprint
 
 LIST_TITLES = {
     Which.ALL: "Your memories",
@@ -54,8 +54,9 @@ async def describe_save(core: Core, turn: Turn, result: RememberResult, *, prefi
 
 
 async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing | None:
-    """The question with Keep both / Mark older as past (recommended) / Replace older / Discard
-    newer, whose tokens stay valid while the conflict is pending."""
+    """The question with Keep both / Mark older as past / Replace older / Discard newer, whose
+    tokens stay valid while the conflict is pending. The answer stored as recommended with the
+    question says "(recommended)" in its label, so a question shown again reads the same."""
     view = await core.memory.conflict(turn.owner_id, conflict_id)
     if view is None or view.new is None or view.status != "pending":
         return None
@@ -63,7 +64,8 @@ async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing
 
     def spec(choice: Choice) -> ButtonSpec:
         payload = {"conflict_id": conflict_id, "choice": choice.value, "seen": seen}
-        return ButtonSpec(CHOICE_LABELS[choice], "conflict", payload, detail=choice_detail(view, choice))
+        label = choice_label(choice, view.recommended)
+        return ButtonSpec(label, "conflict", payload, detail=choice_detail(view, choice))
 
     rows = [[spec(Choice.KEEP), spec(Choice.PAST)], [spec(Choice.REPLACE), spec(Choice.DISCARD)]]
     buttons = await core.buttons.issue(turn.owner_id, rows)

@@ -19,7 +19,7 @@ from bot.memory.service import JudgeFn, MemoryService
 from bot.memory.store import MemoryView, words_seen
 from bot.memory.writing.changes import Changed
 from bot.memory.writing.saving import Decision, FactError, RememberResult
-from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled
+from bot.memory.writing.settle import CHOICE_LABELS, Choice, ConflictView, Settled, choice_label
 from bot.memory.writing.settle import fingerprint as conflict_fingerprint
 from bot.memory.writing.transfer import ImportProblem, ImportReport
 from bot.memory.writing.undo import Undone
@@ -29,6 +29,7 @@ from bot.storage.models import Source
 __all__ = [
     "BadCursor",
     "CHOICE_LABELS",
+    "choice_label",
     "Changed",
     "ChangedSince",
     "ConcurrentUpdate",

@@ -41,6 +41,7 @@ from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.recall.scoring import Weights
 from bot.memory.index.semantic import SemanticIndex
+from bot.memory.rules.slot_vectors import vector_slot
 from bot.memory.writing.saving import Decision, FactError, RememberResult
 from bot.memory.writing.settle import Choice, ConflictView, Settled
 from bot.memory.store import MemoryView, get_memory
@@ -149,24 +150,26 @@ class MemoryService:
         # concurrent change reads everything afresh)
         out = await self._tx(
             saving.remember, owner_id, text, self.db.dialect, cosines, new, defaults=self.defaults,
-            review=review, dedupe=dedupe, judge_available=judge is not None,
+            review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=vector_slot(vector),
         )
         if isinstance(out, saving.AskJudge):
             assert judge is not None
-            decisions, reasons = out.decisions, out.reasons
+            decisions, reasons, verdicts = out.decisions, out.reasons, out.verdicts
             verdict = await judge(text, out.olds)
             if verdict is not None:
                 by_id = {c.id for c in out.gathered.candidates}
-                decisions, reasons = {}, {}
+                decisions, reasons, verdicts = {}, {}, {}
                 for old_id, (decision, why) in verdict.items():
                     if old_id in by_id and decision != "save":
                         decisions[old_id] = decision
                         reasons[old_id] = f"judge: {why}"
+                        # the judge's reason starts with its relation ("replaces (p=0.95)")
+                        verdicts[old_id] = saving.judge_verdict(why)
             else:
                 log.info("judge unavailable; falling back to the rules")
             out = await self._tx(
                 saving.apply_remember, owner_id, text, slot=out.gathered.slot, decisions=decisions,
-                reasons=reasons, new=new,
+                reasons=reasons, new=new, verdicts=verdicts,
             )
         result = out
         if result.memory is not None:

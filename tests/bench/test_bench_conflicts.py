@@ -183,3 +183,70 @@ def test_the_pure_candidate_rule_is_what_the_service_can_find(dev_pairs: list[di
         if not found and detect_slot(new) != detect_slot(old):
             missed.append((old, new))
     assert missed == []
+
+
+# --- the service path's added figures (issue 15) ------------------------------------------------
+
+from bench.conflicts import evaluate_outcomes  # noqa: E402
+
+
+def test_evaluate_outcomes_adds_judge_recall_and_recommended_right_beside_the_rates() -> None:
+    pairs = [
+        {"old": "a", "new": "b", "label": "nominate", "kind": "slot_change"},
+        {"old": "c", "new": "d", "label": "nominate", "kind": "slot_change"},
+        {"old": "e", "new": "f", "label": "nominate", "kind": "duplicate"},
+        {"old": "g", "new": "h", "label": "nominate", "kind": "duplicate"},
+        {"old": "i", "new": "j", "label": "keep", "kind": "multi_value"},
+    ]
+    outcomes = [
+        {"nominated": True, "recommended": "past", "judge_candidate": True},
+        {"nominated": True, "recommended": "keep", "judge_candidate": True},  # wrong: a change
+        {"nominated": True, "recommended": "discard", "judge_candidate": True},  # found as duplicate
+        {"nominated": False, "recommended": None, "judge_candidate": False},
+        {"nominated": True, "recommended": None, "judge_candidate": True},  # asked, nothing recommended
+    ]
+    result = evaluate_outcomes(pairs, outcomes)
+    assert result["by_kind"]["slot_change"] == {"n": 2, "nominated": 2, "rate": 1.0}  # keys kept
+    assert result["by_kind"]["duplicate"]["rate"] == 0.5
+    assert result["judge_candidate_recall"] == 3 / 4
+    assert result["recommended_right"] == 2 / 4 and result["recommended_none"] == 1
+    assert result["recommended_by_kind"]["slot_change"] == {"n": 2, "right": 1, "rate": 0.5}
+    table = format_table(result)
+    assert "recommended button right 0.500" in table and "judge-candidate recall 0.750" in table
+
+
+def test_the_service_benchmark_reads_any_file_of_the_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.conflicts_service import main as service_main
+    from tests.conftest import make_settings
+
+    rows = [
+        {"old": "I live in London", "new": "London is where I live now", "label": "nominate", "kind": "duplicate"},
+        {"old": "I have no car", "new": "I drive a Fiat", "label": "nominate", "kind": "slot_change"},
+        {"old": "I like hiking", "new": "I like painting", "label": "keep", "kind": "multi_value"},
+    ]
+    path = _write(tmp_path, [json.dumps(row) for row in rows])
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'unused.db'}")
+    assert service_main(settings, ["--data", str(path), "--embedding", "none", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert {k: v["rate"] for k, v in result["by_kind"].items()} == {
+        "duplicate": 1.0, "multi_value": 0.0, "slot_change": 1.0,
+    }
+    assert result["recommended_right"] == 1.0 and result["judge_candidate_recall"] == 1.0
+    assert result["embedding"] == "none"
+    assert service_main(settings, ["--data", str(path), "--data", str(path), "--embedding", "none", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["files"]) == 2
+
+
+def test_the_invented_files_are_what_their_builder_makes() -> None:
+    """bench/data/conflict_pairs_invented_*.jsonl are rebuilt, seeded, by bench.invented_pairs
+    from bench/data/invented_facts.jsonl; the held-out file shares no persona with the tuning
+    file."""
+    from bench.datasets import data_file
+    from bench.invented_pairs import build, load_facts
+
+    facts = load_facts()
+    personas = {split: {f["persona"] for f in facts if f["split"] == split} for split in ("tune", "heldout")}
+    assert personas["tune"] and personas["heldout"] and not personas["tune"] & personas["heldout"]
+    for split in ("tune", "heldout"):
+        stored = load_pairs(data_file(f"conflict_pairs_invented_{split}.jsonl"))
+        assert stored == build(facts, split)

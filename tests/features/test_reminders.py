@@ -338,5 +338,9 @@ async def test_a_zone_that_is_not_one_no_longer_breaks_commands_or_delivery(rig,
             break
         await asyncio.sleep(0.02)
     assert any("water the plants" in m.text for _, m in sender.sent)
-    [plants] = [r for r in rows(database) if r.text == "water the plants"]
+    for _ in range(100):  # the send is marked after it went out: wait for that commit
+        [plants] = [r for r in rows(database) if r.text == "water the plants"]
+        if plants.state != "delivering":
+            break
+        await asyncio.sleep(0.02)
     assert plants.state == "scheduled" and plants.attempts == 0  # delivered, next one scheduled

@@ -15,13 +15,14 @@ import logging
 from typing import Any
 
 import numpy as np
-from sqlalchemy import update
+from sqlalchemy import func, update
 from sqlmodel import select
 
 from bot.storage.db import Database
 from bot.memory.embeddings.encoder import pack_vector, unpack_vector
 from bot.storage.models import Memory
 from bot.memory.index.vectors import VectorIndex
+from bot.memory.rules.slot_vectors import vector_slot
 
 log = logging.getLogger(__name__)
 
@@ -187,12 +188,18 @@ class SemanticIndex:
                 def store(batch: list[tuple[int, int, str]] = batch, vectors: np.ndarray = vectors) -> None:
                     # a plain UPDATE: a vector is not a change the person made, so it must not
                     # move the row's version (undo checks versions)
+                    # a memory saved while the model was loading also gets the topic its vector
+                    # names, if its words named none (what a save with the model would store)
                     with self.db.session() as s:
                         for (mid, _owner, text), vec in zip(batch, vectors):
+                            values: dict[str, Any] = {"embedding": pack_vector(vec)}
+                            topic = vector_slot(vec)
+                            if topic is not None:
+                                values["slot"] = func.coalesce(Memory.slot, topic)
                             s.execute(
                                 update(Memory)
                                 .where(Memory.id == mid, Memory.text == text, Memory.deleted_at.is_(None))  # type: ignore[arg-type, union-attr]
-                                .values(embedding=pack_vector(vec))
+                                .values(**values)
                             )
 
                 await self.db.run(store)

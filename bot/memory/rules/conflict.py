@@ -22,8 +22,16 @@ The outcome table of docs/ARCHITECTURE.md section 4, in the order the rules are 
 | (nothing)         | new or unrelated ("I visited Paris" vs "I live in London")                 |
 
 A near duplicate (cosine >= 0.92, or Jaccard >= 0.6 over keywords with >= 3 shared, or the
-same meaningful words) that adds no number, name or content word is reported instead, and
-then nothing else matters: the new fact is not stored again.
+same meaningful words, or the same value of the same single-value topic in other words:
+"Berlin is where I live now" after "I live in Berlin") that adds no number, name or content
+word is reported instead, and then nothing else matters: the new fact is not stored again.
+
+Each nomination carries a verdict, which decides the answer the question recommends
+(bot/memory/writing/settle.py): "change" (a different value of the topic, explicit change
+wording, another count: Mark older as past), "same" (the same value with more detail: Keep
+both) or "unclear" (no recommendation). Values are compared by `slots.same_value`: canonical
+forms, negation as a value ("I have no car" -> "I drive a Fiat" is a change), a refinement is
+the same value ("Golf GTI" / "Golf").
 """
 
 from __future__ import annotations
@@ -35,7 +43,15 @@ from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
 from bot.memory.rules.regex_gate import may_match, required_literals
-from bot.memory.rules.slots import SlotMatch, detect_slot, find_slots, is_wish, sentences, slot_value
+from bot.memory.rules.slots import (
+    SlotMatch,
+    detect_slot,
+    find_slots,
+    is_wish,
+    same_value,
+    sentences,
+    slot_value,
+)
 from bot.memory.rules.text import (
     GENERIC_WORDS,
     IRREGULAR_FORMS,
@@ -59,6 +75,9 @@ __all__ = [
     "Assessment",
     "Fact",
     "Nomination",
+    "VERDICT_CHANGE",
+    "VERDICT_SAME",
+    "VERDICT_UNCLEAR",
     "assess",
     "detect_slot",
     "is_candidate",
@@ -102,13 +121,19 @@ class Fact:
     status: str = "current"
 
 
+VERDICT_CHANGE = "change"  # a different value of the same topic: the old one is outdated
+VERDICT_SAME = "same"  # the same value, said again with more (or other) detail
+VERDICT_UNCLEAR = "unclear"
+
 @dataclass(frozen=True)
 class Nomination:
-    """An old memory the new fact may replace, and the rule that said so (for the reason shown
-    with the question and stored on the Conflict)."""
+    """An old memory the new fact may replace, the rule that said so (for the reason shown
+    with the question and stored on the Conflict), and the verdict: a different value
+    ("change"), the same value ("same"), or "unclear"."""
 
     old_id: int
     rule: str
+    verdict: str = VERDICT_UNCLEAR
 
 
 @dataclass(frozen=True)
@@ -200,6 +225,8 @@ _OBJECT_END = re.compile(
 )
 _CLAUSE_SPLIT = re.compile(r",|\b(?:and|but|so|because|since|then)\b")
 _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
+# "I lost my job last month": "last" names no thing that changed
+_NOT_TARGETS = frozenset("last next ago past previous first second third recent".split())
 
 # Like/dislike verbs count as one sense each, so "I love X" restates "I like X" but
 # "I hate X" does not.
@@ -393,6 +420,12 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     span = before[starts[-1] if starts else 0 :]
                 elif target == "after":
                     span = _OBJECT_END.sub("", sentence[match.end() :].strip())
+                    # "stopped eating meat": the thing is the meat; "eating" alone would match
+                    # every fact about eating ("I eat bagels"). A gerund alone stays ("stopped
+                    # running" vs "I run marathons").
+                    first, _, rest = span.partition(" ")
+                    if first.endswith("ing") and content_words(rest) - _NOT_TARGETS:
+                        span = rest
                 elif target == "next":
                     span = " ".join(sentence[match.end() :].split()[:1])
                 else:
@@ -401,7 +434,7 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     ends = _CLAUSE_SPLIT.search(sentence, match.end())
                     clause_end = ends.start() if ends else len(sentence)
                     span = sentence[clause_start:clause_end]
-                words = content_words(span)
+                words = content_words(span) - _NOT_TARGETS
                 if words:
                     targets.append(words)
     return tuple(targets), has_change
@@ -450,12 +483,14 @@ def _slots_of(fact: Fact) -> dict[str, SlotMatch]:
     return found
 
 
-def _shared_slots(new: _Profile, old: Mapping[str, SlotMatch]) -> list[tuple[SlotMatch, SlotMatch]]:
+def _shared_slots(
+    new: _Profile, old: Mapping[str, SlotMatch], extra: tuple[SlotMatch, ...] = ()
+) -> list[tuple[SlotMatch, SlotMatch]]:
     """Slots both speak about, where at least one side states it outright, or two mentions
     disagree: "my wife likes hiking" and "my wife is a doctor" do not conflict, "my boyfriend
     ..." and "my husband ..." do."""
     out = []
-    for match in new.slots:
+    for match in (*new.slots, *extra):
         other = old.get(match.slot)
         if other is None:
             continue
@@ -513,6 +548,8 @@ def _duplicate_score(new: _Profile, old: _Profile, cosine: float | None) -> floa
     also, for short facts below 3 keywords, the same meaningful words and prepositions ("I'm
     vegan" / "I am a vegan"). In every case only if the new text adds nothing.
     """
+    if _restates_slot(new, old):
+        return 1.0
     if not _adds_nothing(new, old):
         return None
     shared = new.content & old.content
@@ -533,13 +570,43 @@ def is_near_duplicate(new_text: str, old_text: str, cosine: float | None = None)
     return _duplicate_score(_profile(new_text), _profile(old_text), cosine) is not None
 
 
-def _values_equal(a: str | None, b: str | None) -> bool:
-    if a is None or b is None:
-        return False
-    nums_a, nums_b = numbers(a), numbers(b)
-    if nums_a or nums_b:
-        return nums_a == nums_b
-    return content_words(a) == content_words(b)
+def _stated_slots(profile: _Profile) -> frozenset[str]:
+    """The slots a text states outright. A text that states a slot ("I eat everything": a diet)
+    is not restated in more detail by one that does not ("I eat gelato every day")."""
+    return frozenset(match.slot for match in profile.slots if not match.hint)
+
+
+def _slot_verdict(
+    shared: Sequence[tuple[SlotMatch, SlotMatch]],
+    new: _Profile | None = None,
+    old: _Profile | None = None,
+) -> str:
+    """What the values of the slots both facts speak about say: a different value of any of
+    them is a change; the same value in all of them is the same fact; otherwise unclear.
+
+    A value the patterns did not capture (a topic named by the stored slot or the vectors: "I
+    am a gold medalist olympian") is read from the fact's own words: no word in common with the
+    other side's value is a change, a shared word the same fact."""
+    verdicts = set()
+    for a, b in shared:
+        verdict = same_value(a.slot, a.value, b.value)
+        if verdict is None and new is not None and old is not None:
+            words_a = content_words(a.value) if a.value else _topic_words(new)
+            words_b = content_words(b.value) if b.value else _topic_words(old)
+            if words_a and words_b:
+                verdict = bool(words_a & words_b)
+        verdicts.add(verdict)
+    if False in verdicts:
+        return VERDICT_CHANGE
+    if verdicts == {True}:
+        return VERDICT_SAME
+    return VERDICT_UNCLEAR
+
+
+def _topic_words(profile: _Profile) -> frozenset[str]:
+    """The words of a fact that could name a value: its content words but those that only say
+    which topic it is."""
+    return profile.content - _SLOT_WORDS
 
 
 def nomination_rule(new_text: str, old: Fact) -> str | None:
@@ -547,27 +614,41 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
 
     Does not check for near duplicates; `assess` does that first.
     """
+    found = _nominate(new_text, old)
+    return found[0] if found else None
+
+
+def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[str, str] | None:
+    """(rule, verdict) for `old` against `new_text`, or None. `new_slot` is a topic the new fact
+    is known to be about although its words state none (the vectors' topic)."""
     new, prev = _profile(new_text), _profile(old.text)
     # explicit_change: change wording whose object is something the old memory mentions, or
     # the same words in another tense, negated, or with like and dislike swapped
     if any(target & prev.content for target in new.change_targets):
-        return RULE_EXPLICIT
+        return RULE_EXPLICIT, VERDICT_CHANGE
     if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
         new.past != prev.past
         or new.negated != prev.negated
         or _senses(new.meaning) and _senses(prev.meaning) and new.meaning != prev.meaning
     ):
-        return RULE_EXPLICIT
-    shared = _shared_slots(new, _slots_of(old)) if new.slots else []
+        return RULE_EXPLICIT, VERDICT_CHANGE
+    extra = ()
+    if new_slot is not None and all(match.slot != new_slot for match in new.slots):
+        extra = (SlotMatch(new_slot, None, False, 0),)
+    shared = _shared_slots(new, _slots_of(old), extra) if new.slots or extra else []
+    slot_verdict = _slot_verdict(shared, new, prev) if shared else None
+    if slot_verdict == VERDICT_CHANGE:
+        return (RULE_SLOT_CHANGE if new.has_change else RULE_SAME_SLOT), VERDICT_CHANGE
+    if slot_verdict == VERDICT_SAME:
+        return RULE_DETAILED, VERDICT_SAME  # the same value, said with other words or detail
     if shared and new.has_change:
-        if not all(_values_equal(a.value, b.value) for a, b in shared):
-            return RULE_SLOT_CHANGE
+        return RULE_SLOT_CHANGE, VERDICT_UNCLEAR
     old_counts = {noun: (value, explicit) for noun, value, explicit in prev.counts} if new.counts else {}
     for noun, value, explicit in new.counts:
         if noun in old_counts:
             other, other_explicit = old_counts[noun]
             if other != value and (explicit or other_explicit):
-                return RULE_COUNT
+                return RULE_COUNT, VERDICT_CHANGE
     # (the subject is compared last: it is only needed when the words already agree)
     if (
         prev.content
@@ -575,31 +656,62 @@ def nomination_rule(new_text: str, old: Fact) -> str | None:
         and new.negated == prev.negated
         and (new.content - prev.content or new.numbers - prev.numbers)
         and _same_subject(new, prev)
+        and _stated_slots(prev) <= _stated_slots(new)
     ):
-        return RULE_DETAILED
+        return RULE_DETAILED, VERDICT_SAME
     if (
         new.content
         and new.meaning <= prev.meaning
         and new.negated == prev.negated
         and (prev.content - new.content or prev.numbers - new.numbers)
         and _same_subject(new, prev)
+        and _stated_slots(new) <= _stated_slots(prev)
     ):
-        return RULE_LESS_DETAILED
+        return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:
-        return RULE_SAME_SLOT
+        return RULE_SAME_SLOT, VERDICT_UNCLEAR
     return None
+
+
+# Words that only say which topic a slot statement is about ("I moved to Berlin", "my home is
+# in Berlin", "I live in Berlin"): a restatement of the same value may use other ones.
+_SLOT_WORDS = frozenset(
+    "live move relocate base reside stay settle call home house flat apartment place city town "
+    "work job employ employer drive car own ride vehicle married status diet eat address number "
+    "phone email mail mobile cell age".split()
+)
+
+
+def _restates_slot(new: _Profile, old: _Profile) -> bool:
+    """Whether `new` says the same value of the same slots as `old` and nothing else: "Berlin is
+    where I live now" after "I live in Berlin"."""
+    if not new.slots or any(match.hint for match in new.slots):
+        return False
+    shared = _shared_slots(new, {match.slot: match for match in old.slots})
+    if len(shared) != len(new.slots) or _slot_verdict(shared) != VERDICT_SAME:
+        return False
+    if not new.numbers <= old.numbers or any(name not in old.words for name in new.names):
+        return False
+    # the words of the values themselves may differ ("I do not eat meat" / "I am vegetarian")
+    value_words = frozenset().union(
+        *(content_words(m.value) for m in (*new.slots, *old.slots) if m.value)
+    )
+    return not (new.content - old.content - _SLOT_WORDS - value_words)
 
 
 def assess(
     new_text: str,
     old: Sequence[Fact],
     cosines: Mapping[int, float] | None = None,
+    new_slot: str | None = None,
 ) -> Assessment:
     """Judge a new fact against candidate memories of the same person.
 
     `old` are the candidates the service found (current or unsure; historical ones are ignored,
     since they are already known to be outdated). `cosines` maps an old id to
-    cosine(new, old) when embeddings exist. If one of them is a near duplicate, only that is
+    cosine(new, old) when embeddings exist; `new_slot`, the topic the new fact is about when its
+    words state none (the vectors' topic, bot/memory/rules/slot_vectors.py). If one of them is a
+    near duplicate, only that is
     returned (the best: highest score, then lowest id) and nothing is nominated; otherwise each
     old fact is nominated at most once, in the given order, with the rule that fired.
     """
@@ -621,8 +733,8 @@ def assess(
         return Assessment(duplicate_of=best[1], nominations=())
     nominations = []
     for fact in live:
-        rule = nomination_rule(new_text, fact)
-        if rule is not None:
-            nominations.append(Nomination(old_id=fact.id, rule=rule))
+        found = _nominate(new_text, fact, new_slot)
+        if found is not None:
+            nominations.append(Nomination(old_id=fact.id, rule=found[0], verdict=found[1]))
     return Assessment(duplicate_of=None, nominations=tuple(nominations))
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.memory.rules.regex_gate import may_match, required_literals
-from bot.memory.rules.text import lemma, normalise
+from bot.memory.rules.text import content_words, lemma, normalise, numbers
 
 __all__ = [
     "SLOTS",
@@ -39,6 +39,7 @@ __all__ = [
     "find_slots",
     "is_profession",
     "is_wish",
+    "same_value",
     "sentences",
     "slot_value",
 ]
@@ -67,6 +68,8 @@ DWELLING = (
 )
 # "studio" and "home" are too vague after "own" / "got" ("I own my own studio").
 DWELLING_OWNED = DWELLING.replace("studio|", "")
+PHONE = r"\+?\d[\d ().]{4,}\d"
+EMAIL = r"[a-z0-9._%+]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+"
 CAR_BRANDS = (
     r"(?:toyota|honda|ford|chevrolet|chevy|nissan|bmw|mercedes|mercedes benz|benz|audi|"
     r"volkswagen|vw|tesla|hyundai|kia|mazda|subaru|volvo|porsche|ferrari|lamborghini|jeep|dodge|"
@@ -224,13 +227,61 @@ class SlotRule:
     ..." and "my husband ..." are. `reject_values` drops a match
     whose value matches it. A slot name may contain "{cat}", filled from a group `cat`
     (favourites: "favorite_color").
+
+    Negation is a value: a pattern with a named group `neg` that matched ("I have no car",
+    "I am not married") gives `negative_value` ("none", "single"), or "no <value>" when the rule
+    has none ("I do not eat meat" -> "no meat"). `canonical` maps a value to the form values are
+    compared in ("hubby" and "married" are one status, "no meat" is "vegetarian"). A pattern may
+    be paired with a fixed value instead of a check ("I teach ..." -> "teacher").
     """
 
-    patterns: tuple[str | tuple[str, Check], ...]
+    patterns: tuple[str | tuple[str, Check | str], ...]
     hints: tuple[str, ...] = ()
     reject_values: str | None = None
     skip_if: str | None = None
     value_from: Callable[[str], str | None] | None = None
+    negative_value: str | None = None
+    canonical: Callable[[str], str] | None = None
+
+
+def _canonical_from(value: str, table: tuple[tuple[str, str], ...]) -> str:
+    """The first canonical value whose pattern the value matches, else the value itself."""
+    for pattern, canonical in table:
+        if re.search(pattern, value):
+            return canonical
+    return value
+
+
+# Relationship statuses as compared: "my husband" and "married" are one status.
+_RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
+    (r"^(?:no |single|not )", "single"),
+    (r"\b(?:widow|widower|widowed|late (?:wife|husband|partner))\b", "widowed"),
+    (r"\b(?:ex|divorced?|separated|broke up|split|left my|dumped)\b", "separated"),
+    (r"\b(?:engaged|fiance|fiancee)\b", "engaged"),
+    (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced)\b", "married"),
+    (r"\b(?:boyfriend|bf)\b", "partnered boyfriend"),
+    (r"\b(?:girlfriend|gf)\b", "partnered girlfriend"),
+    (r"\b(?:partner|dating|seeing|relationship|taken|in love|significant other|together)\b",
+     "partnered"),
+)
+"""A boyfriend and a girlfriend are two partners (a change); "seeing someone" names neither, so
+it is the same status as either."""
+_GENDER_VALUES: tuple[tuple[str, str], ...] = (
+    (r"\b(?:female|woman|girl|gal|lady)\b", "female"),
+    (r"\b(?:male|man|boy|guy|gentleman|dude)\b", "male"),
+)
+# Jobs as compared: every way of having no job is one value.
+_JOB_VALUES: tuple[tuple[str, str], ...] = (
+    (r"^(?:none|unemployed|jobless|between jobs|out of work|job hunting|job searching|job|work|"
+     r"employment|laid off|fired|let go|made redundant)$", "none"),
+)
+# Diets as compared: "veggie", "vegetarian" and "I do not eat meat" are one diet.
+_DIET_VALUES: tuple[tuple[str, str], ...] = (
+    (r"^no (?:animal products|meat or fish|dairy)|\b(?:vegan|plant based)\b", "vegan"),
+    (r"^no (?:red )?meat|\b(?:vegetarian|veggie|lacto|ovo)\b", "vegetarian"),
+    (r"\b(?:pescatarian|pescetarian|fish)\b", "pescatarian"),
+    (r"\b(?:omnivore|carnivore|meat|everything|anything|animal products)\b", "omnivore"),
+)
 
 
 def _strip_dwelling(value: str) -> str | None:
@@ -249,7 +300,9 @@ SLOTS: dict[str, SlotRule] = {
     "job": SlotRule(
         patterns=(
             rf"{S}{A}(?:work|am working|have been working|have worked)"
-            rf"(?: full time| part time| fulltime| parttime)? (?:as|at|for|in) (?P<value>[^,;]+)",
+            rf"(?: full time| part time| fulltime| parttime| freelance| remotely| from home)?"
+            rf" (?:as|at|for|in) (?P<value>[^,;]+)",
+            rf"{S}{A}(?:got |was |have been |just got )?promoted to (?P<value>[^,;]+)",
             (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
              is_profession),
             rf"{S}{A}(?:am |have been |was )?employed (?:by|at|as|with|in) (?P<value>[^,;]+)",
@@ -258,8 +311,9 @@ SLOTS: dict[str, SlotRule] = {
             r"father|wife|husband))\b",
             rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired|laid off|fired|let go|"
             rf"made redundant)\b",
-            rf"{S}{A}(?:retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
-            rf"(?P<value>job|work|career|position)\b",
+            rf"{S}{A}(?P<neg>retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
+            rf"(?:\w+ )?(?:job|work|career|position)\b",
+            rf"{S}{A}(?P<neg>do not|no longer|can not) (?:work|have a job)\b(?! (?:as|at|for|in|on)\b)",
             rf"{S}{A}(?:am |are )?(?:now |currently )?(?:looking for|searching for|seeking) "
             rf"(?:a |an )?(?:new |another |full time |part time )*(?P<value>job|work|employment)\b",
             rf"{S}{A}(?:have|got|found|landed|started|accepted|took|am starting|start|began|"
@@ -268,7 +322,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?P<value>job)\b(?! interview| offer| fair| application)",
             r"\bmy (?:current |new |day |main |full time |regular )?(?:job|profession|occupation|"
             r"career) (?:is|as|at) (?P<value>[^,;]+)",
-            r"\b(?:i|we) [a-z ]*\bfor a living\b",
+            r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,2}?) for a living\b",
             rf"{S}{A}(?:own|run|have|started|founded|opened) (?:my own|our own|a|an) "
             rf"(?:small |own |little |family )*(?P<value>business|company|restaurant|shop|store|"
             rf"bakery|cafe|salon|firm|practice|startup|start up|agency|consultancy)\b",
@@ -278,8 +332,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
-            rf"{S}{A}teach (?:at |in )?(?:a |an |the )?(?P<value>(?:\w+ ){{0,2}}?(?:school|"
-            rf"kindergarten|preschool|grade|college|university|classes))\b",
+            (rf"{S}{A}teach (?:[a-z]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
+             rf"kindergarten|preschool|grade|college|university|classes)\b", "teacher"),
+            (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
+             rf"teens|immigrants|beginners)\b", "teacher"),
             rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
             rf"fields|land|oil rigs?|construction sites?|building sites?|shifts?|nights|"
             rf"night shifts?|double shifts?)\b",
@@ -287,6 +343,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"insurance|real estate|banking|law|education|hr|human resources|advertising|"
             rf"hospitality|nursing|medicine|consulting|accounting|the \w+ (?:industry|business))\b",
         ),
+        negative_value="none",
+        canonical=lambda value: _canonical_from(value, _JOB_VALUES),
         # Side jobs are left out: a second job does not replace the first.
         skip_if=r"\b(?:also|as well|on the side|side job|side hustle|second job|supplement)\b",
         reject_values=(
@@ -297,13 +355,28 @@ SLOTS: dict[str, SlotRule] = {
     "residence": SlotRule(
         patterns=(
             rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
-            rf"are based|am settled|am staying|now live) (?:(?:with|near) [a-z ]*? )?"
+            rf"are based|am settled|am staying|now live|stay) (?:(?:with|near) [a-z ]*? )?"
             rf"(?:in|on|at|near|by|close to|next to|outside of|outside|just outside|is) "
             rf"(?P<value>[^,;]+)",
             rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
             rf"am relocating|moved back|have moved back) (?:back )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
-            r"\bmy (?:home|house|apartment|flat|place) is (?:now )?in (?P<value>[^,;]+)",
+            r"\bmy (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
+            # the value first: "Berlin is where I live now", "Dublin is home", "Rome is my home"
+            r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|been|was|will be)"
+            r" (?:now |still |currently |finally )?(?:where (?:i|we) (?:now )?(?:live|am living|"
+            r"are living|reside|am based|are based|call home|have lived|have been living|stay)|"
+            r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
+            r"\b(?:i|we) (?:now )?call (?P<value>[a-z][a-z ]{1,40}?) (?:my |our )?home\b",
+            r"\bhome is (?:now )?(?:in )?(?P<value>[^,;]+)",
+            # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
+            r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
+            r"(?P<value>[a-z][a-z ]{1,30}?) (?:now|these days|nowadays)\b",
+            r"\b(?:i|we) (?:am|are) (?:based out of|based in) "
+            r"(?P<value>[a-z][a-z ]{1,30})",
+            # "I'm from Detroit and still live there"
+            r"\b(?:i|we) (?:am|are) (?:originally )?from (?P<value>[a-z][a-z ]{1,30}?) and (?:i |we )?"
+            r"(?:still |now )?(?:live|stay|reside) (?:there|here)\b",
         ),
         # idioms ("I live in fear") and moves that are not about a home ("moved to a new team")
         reject_values=(
@@ -312,27 +385,38 @@ SLOTS: dict[str, SlotRule] = {
             r"bubble|fast lane|poverty|misery|team|role|department|position|job|company|project|"
             r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
             r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
-            r"phone|account|tier|course|track|floor)\b"
+            r"phone|account|tier|course|track|floor)\b|^\d|^(?:this|that|it|there|here|which|what|"
+            r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|"
+            r"shape|charge|bed|town|the middle|pain|a hurry|a rush|the mood|line|the car|class|"
+            r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"
         ),
         value_from=_strip_dwelling,
     ),
     "relationship": SlotRule(
         patterns=(
-            rf"{S}{A}(?:am|have been|was) (?:not |never |very |so |happily |unhappily |"
+            rf"{S}{A}(?:am|have been|was) (?:(?P<neg>not|never) |very |so |happily |unhappily |"
             rf"newly |recently |now |currently |still )*(?P<value>married|single|engaged|"
-            rf"divorced|separated|widowed|a widow|a widower|taken|dating(?: someone)?|"
-            rf"in (?:a|an) (?:\w+ ){{0,3}}?relationship|in love|seeing someone)\b",
+            rf"divorced|separated|widowed|a widow|a widower|taken|dating(?: someone| anyone)?|"
+            rf"in (?:a|an) (?:\w+ ){{0,3}}?relationship|in love|seeing (?:someone|anyone))\b",
+            (rf"{S}{A}(?:am getting|are getting|will be getting|will get|am planning on getting|"
+             rf"plan on getting|plan to get|am about to get|are planning on getting|plan to get) "
+             rf"(?:married|hitched)\b", "engaged"),
             rf"{S}{A}(?:got|am getting|are getting|will be getting|have gotten|am planning on "
             rf"getting|plan on getting|plan to get|am about to get) (?:a )?(?P<value>married|"
             rf"engaged|divorced|divorce|separated|hitched)\b",
             rf"{S}{A}(?P<value>married|divorced|broke up|split up|separated|split from|"
             rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
             rf"{S}{A}(?:have|have got|got) (?:a|an) (?:new )?(?P<value>{PARTNER})\b",
-            rf"{S}{A}(?:have|have never|never) (?:had|been in|been) (?:a )?(?:\w+ )?"
+            rf"{S}{A}have (?:had|been in|been) (?:a )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend)\b",
+            rf"{S}{A}(?P<neg>have never|never|have not|do not have|have no|am not in|do not have "
+            rf"a|have not got) (?:had |been in |been |got )?(?:a |an |any )?(?:\w+ )?"
+            rf"(?P<value>relationship|married|boyfriend|girlfriend|partner|wife|husband|spouse)\b",
             r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
             r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
         ),
+        negative_value="single",
+        canonical=lambda value: _canonical_from(value, _RELATIONSHIP_VALUES),
         hints=(
             rf"\b(?:my|our) (?:(?:lovely|beautiful|wonderful|amazing|loving|current|new|"
             rf"future) )?(?P<value>(?:(?:ex|late) )?{PARTNER})\b",
@@ -351,10 +435,15 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
             rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
             rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
-            rf"{S}{A}(?:sold|traded in|traded|got rid of|crashed|totaled|totalled|wrecked|"
-            rf"scrapped) (?:a|an|my|our|the) (?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b",
-            rf"{S}{A}(?:do not|never|can not|no longer) (?:drive|own a car|have a car)\b",
+            rf"{S}{A}(?P<neg>sold|got rid of|totaled|totalled|wrecked|scrapped) (?:a|an|my|our|the) "
+            rf"(?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b(?! (?:and|but)\b)",
+            rf"{S}{A}(?P<neg>do not|never|can not|no longer|have never|have not) (?:drive|own a car|"
+            rf"have a car|owned a car|had a car|got a car|have (?:a )?(?:driving )?licen[cs]e)\b",
+            rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
+            rf"any|do not have any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
+            r"(?:^|, |\band |\bbut )(?P<neg>no) (?:car|vehicle)\b",  # "I bike everywhere, no car"
         ),
+        negative_value="none",
         reject_values=(
             r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
             r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
@@ -367,15 +456,55 @@ SLOTS: dict[str, SlotRule] = {
             rf"longer|not|proud|lifelong|long time|committed) )*(?P<value>{DIETS})\b",
             rf"{S}{A}(?:went|turned|became|have become|have gone|am going|switched to being|"
             rf"decided to go|decided to become|gone) (?:a |an )?(?:full )?(?P<value>{DIETS})\b",
-            rf"{S}{A}(?:do not|no longer|never|can not|stopped|quit|gave up|have stopped|"
+            rf"{S}{A}(?P<neg>do not|no longer|never|can not|stopped|quit|gave up|have stopped|"
             rf"have given up) (?:eat|eating) (?:any )?(?P<value>meat|animal products|meat or fish|"
             rf"dairy|red meat)\b",
             rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
             rf"diet\b",
-            rf"{S}{A}(?:eat|am eating|started eating|began eating|have started eating|went back to "
-            rf"eating) (?P<value>meat|fish|everything|anything|animal products)\b",
+            rf"{S}{A}(?:eat|cook|live) (?:a |an )?(?:strictly |only |mostly )?(?P<value>vegan|vegetarian|"
+            rf"plant based|pescatarian|kosher|halal)\b",
+            rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
+            rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|animal products)\b",
         ),
         reject_values=r"^(?:healthy|balanced|good|bad|normal|strict|regular|varied|poor) $",
+        canonical=lambda value: _canonical_from(value, _DIET_VALUES),
+    ),
+    # contact details: one value per kind (a work phone does not replace a private one)
+    "work_phone": SlotRule(
+        patterns=(
+            rf"\bmy (?:new )?(?:work|office|business) (?:phone|number|cell|mobile|telephone)"
+            rf"(?: number)? (?:is|is now|changed to|has changed to) (?P<value>{PHONE})",
+        ),
+    ),
+    "phone": SlotRule(
+        patterns=(
+            rf"\bmy (?:(?:new|current|mobile|cell|home|personal|private|landline|telephone|phone|"
+            rf"main) )*(?:phone|number|cell|mobile|telephone)(?: number)? (?:is|is now|changed to|"
+            rf"has changed to) (?P<value>{PHONE})",
+            rf"\b(?:call|text|reach|ring|phone) me (?:on|at) (?P<value>{PHONE})",
+        ),
+        canonical=lambda value: re.sub(r"\D", "", value),
+    ),
+    "work_email": SlotRule(
+        patterns=(
+            rf"\bmy (?:new )?(?:work|office|business) e ?mail(?: address)? (?:is|is now|changed to|"
+            rf"has changed to) (?P<value>{EMAIL})",
+        ),
+    ),
+    "email": SlotRule(
+        patterns=(
+            rf"\bmy (?:(?:new|current|personal|private|main) )*e ?mail(?: address)? (?:is|is now|"
+            rf"changed to|has changed to) (?P<value>{EMAIL})",
+            rf"\b(?:e ?mail|reach|contact|write to|message) me (?:at|on) (?P<value>{EMAIL})",
+        ),
+    ),
+    "address": SlotRule(
+        patterns=(
+            r"\bmy (?:(?:new|current|home|postal|mailing|street) )*address is (?:now )?"
+            r"(?P<value>[^;]+)",
+            rf"{S}{A}(?:live|am living|have moved|moved|am moving) (?:at|to) (?P<value>\d+[a-z]? "
+            r"[a-z ]+)",
+        ),
     ),
     "home_type": SlotRule(
         patterns=(
@@ -457,6 +586,7 @@ SLOTS: dict[str, SlotRule] = {
             r"\bi am (?P<value>male|female|non binary|nonbinary|transgender|trans|a trans \w+)\b",
             r"\bmy (?:gender|sex) is (?P<value>\w+)",
         ),
+        canonical=lambda value: _canonical_from(value, _GENDER_VALUES),
     ),
     "name": SlotRule(
         patterns=(
@@ -498,7 +628,12 @@ _BOUNDARY_WORDS = re.compile(
     r"\s+(?:and|but|because|since|so|for good|for now|now|these days|anymore|any more|"
     r"for (?:\d+|a|an|the|about|over|almost|nearly|many|several|some|most|my|two|three|four|"
     r"five|ten|\w+ years?)\b|when|while|where|which|who|although|though|after|before|until|"
-    r"with (?:my|our|a|an|the|his|her|their)|to (?![a-z]+ (?:city|state|country)))\b.*$"
+    r"with (?:my|our|a|an|the|his|her|their)|to (?![a-z]+ (?:city|state|country))|"
+    r"(?:\w+ ){0,2}ago|last (?:week|month|year|spring|summer|fall|autumn|winter|night|time)|"
+    r"this (?:week|month|year|spring|summer|fall|autumn|winter)|yesterday|today|recently|"
+    r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|\d{4}|the (?:spring|summer|fall|autumn|winter))|for work|for school|"
+    r"nowadays|at the moment|right now|so far)\b.*$"
 )
 _LEADING_ARTICLES = re.compile(r"^(?:(?:a|an|the|my|our|this|that) )+")
 
@@ -521,6 +656,7 @@ class SlotMatch:
     value: str | None
     hint: bool
     position: int
+    negative: bool = False
 
 
 _HINT_SYNONYMS = {"hubby": "husband", "bf": "boyfriend", "gf": "girlfriend", "fiancee": "fiance",
@@ -551,7 +687,7 @@ Gate = frozenset[str] | None  # words one of which a pattern needs (bot.memory.r
 
 @dataclass(frozen=True)
 class _Compiled:
-    patterns: tuple[tuple[re.Pattern[str], Check | None, Gate], ...]
+    patterns: tuple[tuple[re.Pattern[str], Check | str | None, Gate], ...]
     hints: tuple[tuple[re.Pattern[str], Gate], ...]
     skip: re.Pattern[str] | None
     reject: re.Pattern[str] | None
@@ -590,7 +726,12 @@ def _match_rule(
                     continue
                 groups = match.groupdict()
                 value: str | None = groups.get("value")
-                if value is not None:
+                negative = bool(groups.get("neg"))
+                if isinstance(check, str):
+                    value, check = check, None  # a fixed value ("I teach ..." -> "teacher")
+                if negative:
+                    value = rule.negative_value or ("no " + _clean_value(value) if value else None)
+                elif value is not None:
                     value = _clean_value(value)
                     if check is not None and not check(value):
                         continue
@@ -606,7 +747,9 @@ def _match_rule(
                     if cat is None:
                         continue
                     slot = name.format(cat=cat)
-                found.append(SlotMatch(slot, value or None, False, offset + match.start()))
+                found.append(
+                    SlotMatch(slot, value or None, False, offset + match.start(), negative)
+                )
         for hint, gate in compiled.hints:
             if not may_match(gate, sentence):
                 continue
@@ -633,8 +776,10 @@ def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     return tuple(sorted(best.values(), key=lambda m: (m.hint, priority[m.slot], m.position)))
 
 
-def _rank(match: SlotMatch) -> tuple[bool, bool, int]:
-    return (match.hint, match.value is None, match.position)
+def _rank(match: SlotMatch) -> tuple[bool, bool, bool, int]:
+    # a positive statement wins over a negated one in the same text ("I sold my VW and drive a
+    # Tesla now": the car is the Tesla)
+    return (match.hint, match.value is None, match.negative, match.position)
 
 
 def find_slots(text: str) -> tuple[SlotMatch, ...]:
@@ -665,3 +810,43 @@ def slot_value(text: str, slot: str) -> str | None:
         if found.slot == slot:
             return found.value
     return None
+
+
+def _rule_of(slot: str) -> SlotRule | None:
+    if slot in SLOTS:
+        return SLOTS[slot]
+    return SLOTS["favorite_{cat}"] if slot.startswith("favorite_") else None
+
+
+def canonical_value(slot: str, value: str) -> str:
+    """A value in the form values of its slot are compared in ("hubby" -> "married")."""
+    rule = _rule_of(slot)
+    out = " ".join(value.lower().split())
+    return rule.canonical(out) if rule is not None and rule.canonical is not None else out
+
+
+def same_value(slot: str, a: str | None, b: str | None) -> bool | None:
+    """Whether two values of one slot are the same value: True, False, or None when either is
+    unknown.
+
+    Same means equal once canonical ("vegetarian" / "no meat"), or one naming the other with
+    more detail ("golf gti" / "golf", "florida near the beach" / "florida"): a refinement is not
+    a change. Numbers must agree ("34" / "thirty four"; "555 1234" / "555 9999" differ).
+    """
+    if a is None or b is None:
+        return None
+    ca, cb = canonical_value(slot, a), canonical_value(slot, b)
+    if ca == cb:
+        return True
+    if "@" in ca or "@" in cb:
+        return False
+    nums_a, nums_b = numbers(ca), numbers(cb)
+    if (nums_a or nums_b) and slot in _NUMERIC_SLOTS:
+        return nums_a == nums_b
+    words_a, words_b = content_words(ca) | nums_a, content_words(cb) | nums_b
+    if not words_a or not words_b:
+        return False
+    return words_a <= words_b or words_b <= words_a
+
+
+_NUMERIC_SLOTS = frozenset({"age", "phone", "work_phone", "height", "weight", "address"})

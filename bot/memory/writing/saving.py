@@ -106,6 +106,7 @@ class AskJudge:
     olds: list[tuple[int, str]]  # what the judge is shown: nominated, then vector neighbours
     decisions: dict[int, Decision]  # what the rules decided, kept if the judge does not answer
     reasons: dict[int, str]
+    verdicts: dict[int, str] = field(default_factory=dict)  # the rules' verdicts, likewise
 
 
 _CANDIDATE_COLUMNS = tuple(
@@ -182,15 +183,19 @@ def gather(
     *,
     dedupe: bool = True,
     review: bool = True,
+    vector_slot: str | None = None,
 ) -> Gathered:
-    slot = rules.detect_slot(text)
+    """The related memories and the rules' verdict on them. `vector_slot` is the topic the new
+    fact's vector names (bot/memory/rules/slot_vectors.py), used when its words state none: it is
+    stored as the memory's slot and lets the rules compare it with that topic's facts."""
+    slot = rules.detect_slot(text) or vector_slot
     if not dedupe and not review:
         return Gathered((), rules.Assessment(None, ()), slot)
     cosines = cosines or {}
     rows = candidate_rows(s, owner_id, text, slot, dialect, list(cosines))
     facts = [rules.Fact(id=m.id, text=m.text, slot=m.slot, status=m.status) for m in rows]
-    relevant = [f for f in facts if f.id in cosines or rules.is_candidate(text, f)]
-    assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()})
+    relevant = [f for f in facts if f.id in cosines or (slot and f.slot == slot) or rules.is_candidate(text, f)]
+    assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot)
     if not dedupe:
         assessment = rules.Assessment(None, assessment.nominations)
     if not review:
@@ -198,14 +203,40 @@ def gather(
     return Gathered(tuple(rows), assessment, slot)
 
 
-def rule_decisions(gathered: Gathered) -> tuple[dict[int, Decision], dict[int, str]]:
-    """What the rules decided: every nominated memory is asked about, never retired."""
+def rule_decisions(gathered: Gathered) -> tuple[dict[int, Decision], dict[int, str], dict[int, str]]:
+    """What the rules decided: every nominated memory is asked about, never retired; with the
+    reason and the verdict (change / same / unclear) that sets the recommended answer."""
     decisions: dict[int, Decision] = {}
     reasons: dict[int, str] = {}
+    verdicts: dict[int, str] = {}
     for nom in gathered.assessment.nominations:
         decisions[nom.old_id] = "ask"
         reasons[nom.old_id] = f"rule: {nom.rule}"
-    return decisions, reasons
+        verdicts[nom.old_id] = nom.verdict
+    return decisions, reasons, verdicts
+
+
+JUDGE_NEIGHBOURS = 3
+"""Vector neighbours (cosine >= 0.60) the judge sees beside the nominated memories: how a fact
+in words the rules do not read (another language, an unusual phrasing) still reaches it."""
+
+# the judge's relation -> the verdict that sets the recommended answer
+JUDGE_VERDICTS = {"replaces": rules.VERDICT_CHANGE, "conflicts": rules.VERDICT_CHANGE, "more_detailed": rules.VERDICT_SAME}
+
+
+def judge_verdict(reason: str) -> str:
+    """The verdict in a judge's reason ("replaces (p=0.95)": its relation comes first)."""
+    return JUDGE_VERDICTS.get(reason.split(" ", 1)[0], rules.VERDICT_UNCLEAR)
+
+
+def judge_candidates(
+    gathered: Gathered, decisions: dict[int, Decision], cosines: dict[int, float]
+) -> list[tuple[int, str]]:
+    """What the AI judge is shown: the nominated memories, then up to three vector neighbours
+    the rules left alone, best first."""
+    by_id = {c.id: c for c in gathered.candidates}
+    extra = [i for i in cosines if i not in decisions and i in by_id][:JUDGE_NEIGHBOURS]
+    return [(i, by_id[i].text) for i in list(decisions) + extra if i in by_id]
 
 
 def remember(
@@ -220,6 +251,7 @@ def remember(
     review: bool | None,
     dedupe: bool,
     judge_available: bool,
+    vector_slot: str | None = None,
 ) -> RememberResult | AskJudge:
     """Remember in one transaction: the person's preferences, the related memories and the
     rules, then the write; or, when the person's AI judge is to decide, the rules' findings
@@ -228,19 +260,19 @@ def remember(
     prefs = read_prefs(s, owner_id, defaults)
     if review is None:
         review = prefs.conflict_review
-    gathered = gather(s, owner_id, text, dialect, cosines, dedupe=dedupe, review=review)
+    gathered = gather(s, owner_id, text, dialect, cosines, dedupe=dedupe, review=review, vector_slot=vector_slot)
     if gathered.assessment.duplicate_of is not None:
         dup = get_memory(s, owner_id, gathered.assessment.duplicate_of)
         if dup is not None:
             return RememberResult(duplicate_of=MemoryView.of(dup))
-    decisions, reasons = rule_decisions(gathered)
+    decisions, reasons, verdicts = rule_decisions(gathered)
     if review and prefs.ai_judge and judge_available:
-        by_id = {c.id: c for c in gathered.candidates}
-        semantic_extra = [i for i in cosines if i not in decisions and i in by_id][:3]
-        olds = [(i, by_id[i].text) for i in list(decisions) + semantic_extra if i in by_id]
+        olds = judge_candidates(gathered, decisions, cosines)
         if olds:
-            return AskJudge(gathered, olds, decisions, reasons)
-    return apply_remember(s, owner_id, text, slot=gathered.slot, decisions=decisions, reasons=reasons, new=new)
+            return AskJudge(gathered, olds, decisions, reasons, verdicts)
+    return apply_remember(
+        s, owner_id, text, slot=gathered.slot, decisions=decisions, reasons=reasons, new=new, verdicts=verdicts
+    )
 
 
 def apply_remember(
@@ -252,9 +284,12 @@ def apply_remember(
     decisions: dict[int, Decision],
     reasons: dict[int, str],
     new: NewFact,
+    verdicts: dict[int, str] | None = None,
 ) -> RememberResult:
     """Write a new fact and what the rules or the judge decided about the old ones, in one
-    transaction."""
+    transaction. `verdicts` (change / same / unclear per old id) are stored with the question:
+    they decide which answer it recommends, now and whenever it is shown again."""
+    verdicts = verdicts or {}
     kind = classify(text)
     validity = extract_validity(text, utcnow().date())
     now = utcnow()
@@ -316,7 +351,14 @@ def apply_remember(
             new_memory_id=memory.id,  # type: ignore[arg-type]
             old_ids_json=json.dumps([m["id"] for m in asked]),
             reason_json=json.dumps(
-                {str(m["id"]): {"reason": reasons.get(m["id"], ""), "status_before": m["status"]} for m in asked}
+                {
+                    str(m["id"]): {
+                        "reason": reasons.get(m["id"], ""),
+                        "status_before": m["status"],
+                        "verdict": verdicts.get(m["id"], rules.VERDICT_UNCLEAR),
+                    }
+                    for m in asked
+                }
             ),
         )
         s.add(conflict)

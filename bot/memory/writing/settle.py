@@ -1,8 +1,13 @@
 """Conflict questions: reading them, settling them with one of the four answers.
 
-The four answers (docs/ARCHITECTURE.md "Asking"): Keep both; Mark older as past (recommended: the old
-fact becomes historical, linked to the new one); Replace older (old deleted); Discard newer
-(new deleted). Each is one action, so Undo puts the question back exactly as it was.
+The four answers (docs/ARCHITECTURE.md "Asking"): Keep both; Mark older as past (the old fact
+becomes historical, linked to the new one); Replace older (old deleted); Discard newer (new
+deleted). Each is one action, so Undo puts the question back exactly as it was.
+
+Which answer is recommended follows the verdict stored with the question (per old fact, in
+reason_json, when it was asked): a different value recommends Mark older as past, the same value
+said again with more detail Keep both, anything unclear nothing. A question asked before
+verdicts were stored keeps the recommendation it was shown with (Mark older as past).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from enum import StrEnum
 from sqlalchemy import func, update
 from sqlmodel import Session, select
 
+from bot.memory.rules.conflict import VERDICT_CHANGE, VERDICT_SAME
 from bot.memory.writing.changes import still_questioned
 from bot.storage.models import Action, ActionChange, Conflict, EventKind, Status, utcnow
 from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch, words_seen
@@ -28,10 +34,30 @@ class Choice(StrEnum):
 
 CHOICE_LABELS: dict[Choice, str] = {
     Choice.KEEP: "Keep both",
-    Choice.PAST: "Mark older as past (recommended)",
+    Choice.PAST: "Mark older as past",
     Choice.REPLACE: "Replace older (deletes it)",
     Choice.DISCARD: "Discard newer",
 }
+RECOMMENDED = " (recommended)"
+
+# a verdict stored per old fact -> the answer it recommends
+_BY_VERDICT = {VERDICT_CHANGE: Choice.PAST, VERDICT_SAME: Choice.KEEP}
+
+
+def choice_label(choice: Choice, recommended: Choice | None) -> str:
+    """A button's label; the recommended answer says so in its own label, in the same place."""
+    return CHOICE_LABELS[choice] + (RECOMMENDED if choice is recommended else "")
+
+
+def recommended_choice(reasons: dict[str, object]) -> Choice | None:
+    """The answer a stored question recommends: the one its old facts' verdicts agree on, None
+    when they disagree or one is unclear. Questions stored before verdicts were kept recommend
+    Mark older as past, as they did when they were shown."""
+    entries = [v for v in reasons.values() if isinstance(v, dict)]
+    if not entries or not any("verdict" in v for v in entries):
+        return Choice.PAST
+    choices = {_BY_VERDICT.get(str(v.get("verdict"))) for v in entries}
+    return choices.pop() if len(choices) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -42,6 +68,7 @@ class ConflictView:
     new: MemoryView | None
     olds: tuple[MemoryView, ...]
     reasons: dict[int, str] = field(default_factory=dict)
+    recommended: Choice | None = Choice.PAST
 
 
 @dataclass(frozen=True)
@@ -68,6 +95,7 @@ def _view(s: Session, c: Conflict) -> ConflictView:
         new=MemoryView.of(new) if new is not None else None,
         olds=tuple(olds),
         reasons=reasons,
+        recommended=recommended_choice(reasons_raw) if isinstance(reasons_raw, dict) else Choice.PAST,
     )
 
 
@@ -146,7 +174,7 @@ def resolve(s: Session, owner_id: int, conflict_id: int, choice: Choice) -> Sett
     if claimed != 1:
         s.refresh(c)
         return _already(c)
-    label = CHOICE_LABELS[choice].replace(" (recommended)", "")
+    label = CHOICE_LABELS[choice]
     action = new_action(s, owner_id, f"resolve_{choice.value}", f"your answer “{label}” about {mref(new.id)}")
     action.conflict_id = c.id
     action.conflict_status_before = "pending"

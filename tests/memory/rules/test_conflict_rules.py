@@ -168,7 +168,7 @@ def test_the_vw_story_nominates_the_golf_once_among_other_memories() -> None:
         Fact(1, "I drive a VW Golf", "car"),  # the same memory twice: still nominated once
     ]
     result = assess("I sold my VW and bought a Tesla", memories)
-    assert result == Assessment(None, (Nomination(1, "explicit_change"),))
+    assert result == Assessment(None, (Nomination(1, "explicit_change", "change"),))
 
 
 # --- things that must NOT be nominated ------------------------------------------------------------
@@ -265,7 +265,7 @@ def test_adding_or_changing_something_is_not_a_duplicate(old: str, new: str) -> 
 def test_two_kids_then_three_kids_is_nominated_not_a_duplicate() -> None:
     for cosine in (None, 0.99):
         result = verdict("I have 2 kids", "I have 3 kids", cosine)
-        assert result == Assessment(None, (Nomination(1, "count_change"),))
+        assert result == Assessment(None, (Nomination(1, "count_change", "change"),))
 
 
 def test_jaccard_threshold_needs_three_shared_keywords() -> None:
@@ -312,7 +312,7 @@ def test_historical_memories_are_ignored() -> None:
     memories = [Fact(1, "I live in London", "residence", status="historical")]
     assert assess("I live in Paris now", memories) == Assessment(None, ())
     unsure = [Fact(1, "I live in London", "residence", status="unsure")]
-    assert assess("I live in Paris now", unsure).nominations == (Nomination(1, "slot_change"),)
+    assert assess("I live in Paris now", unsure).nominations == (Nomination(1, "slot_change", "change"),)
 
 
 def test_nominations_keep_the_candidates_order() -> None:
@@ -354,7 +354,7 @@ def test_assess_is_deterministic() -> None:
     )]
     first = assess("I moved to Paris and I have 3 kids", memories)
     assert all(assess("I moved to Paris and I have 3 kids", memories) == first for _ in range(5))
-    assert first == Assessment(None, (Nomination(1, "slot_change"), Nomination(3, "count_change")))
+    assert first == Assessment(None, (Nomination(1, "slot_change", "change"), Nomination(3, "count_change", "change")))
 
 
 @settings(max_examples=150, deadline=None)
@@ -394,10 +394,10 @@ SLOT_CASES = [
     ("I'm a baby delivery nurse", "job", "baby delivery nurse"),
     ("I am a professional tennis player", "job", "professional tennis player"),
     ("I'm in the army", "job", "army"),
-    ("I walk dogs for a living", "job", None),
+    ("I walk dogs for a living", "job", "walk dogs"),
     ("I'm retired", "job", "retired"),
     ("I'm vegan", "diet", "vegan"),
-    ("I don't eat meat", "diet", "meat"),
+    ("I don't eat meat", "diet", "no meat"),
     ("I'm single", "relationship", "single"),
     ("I am in an open relationship", "relationship", "in an open relationship"),
     ("My wife spends all my money", "relationship", "wife"),

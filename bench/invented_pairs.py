@@ -1,0 +1,109 @@
+"""Build old/new pair files from the invented persona facts (bench/data/invented_facts.jsonl).
+
+Why: the conflict rules must hold on personas and phrasings the team does not have, so they are
+tuned and checked on sentences written for this project (never taken from ConvAI2, Dialogue NLI or
+GettingToKnowYou, the sources of the dev file). Each fact carries its persona, its split
+("tune" or "heldout": disjoint personas), a relation and an object, the same way the dev file's
+sentences carry Dialogue NLI triples; pairs are then made the way bench/data/README.md describes
+for the dev file, within one split only, so the held-out file shares no persona and no sentence
+with the tuning file.
+
+    python -m bench.invented_pairs            # rewrites both pair files (seeded: same output)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from bench.datasets import data_file
+from bot.memory.rules.text import content_words
+
+FACTS = "invented_facts.jsonl"
+SINGLE_VALUE = frozenset(
+    "residence job relationship car diet age home_type phone email address".split()
+)
+# kind -> how many pairs at most, per split
+SIZES = {
+    "tune": {"slot_change": 480, "duplicate": 200, "unrelated_overlap": 200, "unrelated": 150,
+             "multi_value": 200},
+    "heldout": {"slot_change": 160, "duplicate": 60, "unrelated_overlap": 80, "unrelated": 80,
+                "multi_value": 80},
+}
+SEED = 15
+
+
+def single_valued(rel: str) -> bool:
+    return rel in SINGLE_VALUE or rel.startswith("favorite_")
+
+
+def load_facts(path: Path | None = None) -> list[dict[str, Any]]:
+    with open(path or data_file(FACTS), encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _pair(kind: str, old: dict[str, Any], new: dict[str, Any], number: int, split: str,
+          shared: frozenset[str] = frozenset()) -> dict[str, Any]:
+    label = "nominate" if kind in ("slot_change", "duplicate") else "keep"
+    slot = old["rel"] if kind in ("slot_change", "duplicate", "multi_value") else None
+    source = (f"invented {split}; old {old['persona']} {old['rel']}={old['obj']}, "
+              f"new {new['persona']} {new['rel']}={new['obj']}")
+    if shared:
+        source += "; shared: " + ", ".join(sorted(shared))
+    return {"id": f"invented-{split}-{kind}-{number:04d}", "old": old["text"], "new": new["text"],
+            "label": label, "kind": kind, "slot": slot, "source": source,
+            "persona": f"{old['persona']}+{new['persona']}"}
+
+
+def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
+    """All pairs of one split, sampled to SIZES with a fixed seed."""
+    rows = [f for f in facts if f["split"] == split]
+    words = {f["text"]: content_words(f["text"]) - {"favorite"} for f in rows}
+    found: dict[str, list[tuple[dict[str, Any], dict[str, Any], frozenset[str]]]] = {
+        kind: [] for kind in SIZES[split]
+    }
+    for old, new in itertools.permutations(rows, 2):
+        if old["text"] == new["text"]:
+            continue
+        shared = words[old["text"]] & words[new["text"]]
+        if old["rel"] == new["rel"]:
+            if old["obj"] == new["obj"]:
+                found["duplicate"].append((old, new, frozenset()))
+            elif old["persona"] == new["persona"]:
+                continue
+            elif single_valued(old["rel"]):
+                found["slot_change"].append((old, new, frozenset()))
+            else:
+                found["multi_value"].append((old, new, frozenset()))
+        elif shared:
+            found["unrelated_overlap"].append((old, new, shared))
+        else:
+            found["unrelated"].append((old, new, frozenset()))
+    rng = random.Random(f"{SEED}-{split}")
+    out: list[dict[str, Any]] = []
+    for kind, limit in SIZES[split].items():
+        pool = found[kind]
+        chosen = pool if len(pool) <= limit else rng.sample(pool, limit)
+        for number, (old, new, shared) in enumerate(chosen):
+            out.append(_pair(kind, old, new, number, split, shared))
+    return out
+
+
+def main() -> int:
+    facts = load_facts()
+    for split in SIZES:
+        path = data_file(f"conflict_pairs_invented_{split}.jsonl")
+        pairs = build(facts, split)
+        with open(path, "w", encoding="utf-8") as handle:
+            for pair in pairs:
+                handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
+        counts = {kind: sum(p["kind"] == kind for p in pairs) for kind in SIZES[split]}
+        print(f"{path.name}: {len(pairs)} pairs {counts}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

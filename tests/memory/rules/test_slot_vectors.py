@@ -1,0 +1,107 @@
+"""The vectors' topic (bot/memory/rules/slot_vectors.py): a pure function over a vector, and how
+a save uses it when the rules read no topic in the words."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bot.memory.embeddings.encoder import HashingEmbedder
+from bot.memory.index.semantic import SemanticIndex
+from bot.memory.rules import slot_vectors
+from bot.memory.rules.conflict import detect_slot
+from bot.memory.service import MemoryService
+from bot.storage.db import Database
+from tests.conftest import make_settings
+
+
+def direction(topic: str) -> np.ndarray:
+    """A unit vector pointing where the classifier's weights for `topic` point."""
+    found = slot_vectors._weights()
+    assert found is not None, "bot/memory/rules/slot_vectors.json must load"
+    weights, _, classes, _ = found
+    row = weights[classes.index(topic)]
+    return row / np.linalg.norm(row)
+
+
+@pytest.mark.parametrize("topic", [c for c in slot_vectors.CLASSES if c != slot_vectors.OTHER])
+def test_each_topic_is_named_along_its_own_direction(topic: str) -> None:
+    assert slot_vectors.vector_slot(direction(topic)) == topic
+
+
+def test_no_topic_for_other_no_vector_or_a_vector_of_another_size() -> None:
+    assert slot_vectors.vector_slot(direction(slot_vectors.OTHER)) is None
+    assert slot_vectors.vector_slot(None) is None
+    assert slot_vectors.vector_slot(np.ones(12, dtype=np.float32)) is None
+    assert slot_vectors.vector_slot(np.zeros(384, dtype=np.float32)) is None  # not sure of anything
+
+
+def test_the_weights_name_the_model_and_classes_they_were_trained_for() -> None:
+    import json
+
+    data = json.loads(slot_vectors.WEIGHTS_FILE.read_text(encoding="utf-8"))
+    assert data["model"] == "all-MiniLM-L6-v2" and tuple(data["classes"]) == slot_vectors.CLASSES
+    assert 0.5 <= data["threshold"] < 1.0
+
+
+class JobWords(HashingEmbedder):
+    """Hashing vectors, but the two job sentences the rules cannot read point where the
+    classifier's "job" points."""
+
+    JOBS = {"I am a gold medalist olympian", "I write code for a bank"}
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        out = self.encode_sync(texts)
+        for i, text in enumerate(texts):
+            if text in self.JOBS:
+                out[i] = direction("job")
+        return out
+
+
+async def test_a_job_the_rules_cannot_read_is_stored_as_a_job_and_a_new_one_is_asked_about(tmp_path) -> None:
+    assert detect_slot("I am a gold medalist olympian") is None and detect_slot("I write code for a bank") is None
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'v.db'}")
+    db = Database(settings.database_url)
+    embedder = JobWords(dim=384)
+    try:
+        memory = MemoryService(db, settings, SemanticIndex(db, embedder))
+        owner = await memory.owner_for("console", "a")
+        assert owner is not None
+        first = await memory.remember(owner, "I am a gold medalist olympian")
+        assert first.memory is not None and first.memory.slot == "job"
+        second = await memory.remember(owner, "I write code for a bank")
+        assert [m.text for m in second.asked] == ["I am a gold medalist olympian"]
+        assert second.conflict_id is not None
+        view = await memory.conflict(owner, second.conflict_id)
+        assert view is not None and view.recommended is not None and view.recommended.value == "past"
+    finally:
+        db.dispose()
+
+
+async def test_a_fact_saved_while_the_model_loads_gets_its_topic_with_its_vector(tmp_path) -> None:
+    from bot.storage.models import Memory
+
+    class Loading(JobWords):
+        is_ready = False
+
+        @property
+        def ready(self) -> bool:  # type: ignore[override]
+            return self.is_ready
+
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'b.db'}")
+    db = Database(settings.database_url)
+    embedder = Loading(dim=384)
+    try:
+        memory = MemoryService(db, settings, SemanticIndex(db, embedder))
+        owner = await memory.owner_for("console", "a")
+        assert owner is not None
+        early = (await memory.remember(owner, "I am a gold medalist olympian")).memory
+        worded = (await memory.remember(owner, "I live in Lisbon")).memory
+        assert early is not None and early.slot is None and worded is not None
+        embedder.is_ready = True
+        assert await memory.semantic.backfill() == 2
+        with db.session() as s:
+            assert s.get(Memory, early.id).slot == "job"
+            assert s.get(Memory, worded.id).slot == "residence"  # its own topic stays
+    finally:
+        db.dispose()
