@@ -456,6 +456,8 @@ class DiscordAdapter:
                     kwargs["file"] = file
             if index == 0 and reference is not None:
                 kwargs["reference"] = reference.to_reference(fail_if_not_exists=False)
+            if out.no_preview:
+                kwargs["suppress_embeds"] = True
             sent.append(await target.send(content=chunk or None, **kwargs))
         return sent
 

@@ -59,6 +59,7 @@ from telegram import (
     BotCommand,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    LinkPreviewOptions,
     Message,
     MessageEntity,
     ReplyParameters,
@@ -725,7 +726,7 @@ class TelegramAdapter:
                 log.info("editing message %s failed (%s); sending anew", out.edit_of, exc)
         if out.file is not None:
             return await self._send_file(out, chat_id, markup, reply_to)
-        return await self._send_text(chat_id, out.text, markup, reply_to)
+        return await self._send_text(chat_id, out.text, markup, reply_to, no_preview=out.no_preview)
 
     async def _edit(
         self, out: Outgoing, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None
@@ -762,6 +763,8 @@ class TelegramAdapter:
         text: str,
         markup: InlineKeyboardMarkup | None,
         reply_to: int | None,
+        *,
+        no_preview: bool = False,
     ) -> str | None:
         assert self._app is not None
         parts = message_chunks(text)
@@ -772,6 +775,8 @@ class TelegramAdapter:
         last: Message | None = None
         for i, part in enumerate(parts):
             kwargs: dict[str, Any] = {"chat_id": chat_id, "text": part}
+            if no_preview:
+                kwargs["link_preview_options"] = LinkPreviewOptions(is_disabled=True)
             if i == len(parts) - 1 and markup is not None:
                 kwargs["reply_markup"] = markup
             if i == 0 and reply_to is not None:

@@ -20,9 +20,11 @@ from typing import Any
 from bot.config import Settings, describe_database
 from bot.core import commands as c
 from bot.core.access import AccessTokens
+from bot.core.web_login import WebLogins
 from bot.core.core import Core
 from bot.features import linking, memory_commands as mem, memory_presses as presses
 from bot.features.access import TokenCommands
+from bot.features.web_page import WebCommand
 from bot.features.chat.fallback import SAVE_ACTION as SAVE_OFFER_ACTION
 from bot.features.chat.fallback import MemoryAnswers
 from bot.features.chat.turn import Conversation
@@ -112,6 +114,7 @@ class App:
     chat_log: ChatLog
     warmup: SemanticWarmup
     access: AccessTokens
+    web_logins: WebLogins
     llm: LLM | None = None
     conversation: Conversation | None = None  # the chat turn with the model; None without one
     clock: Callable[[], datetime] = utcnow
@@ -254,6 +257,7 @@ def build_app(
         chat_log=chat_log,
         warmup=SemanticWarmup(semantic),
         access=AccessTokens(db, settings),
+        web_logins=WebLogins(db, settings, clock),
         llm=llm,
         conversation=conversation,
         clock=clock,
@@ -309,6 +313,7 @@ def wire(app: App) -> None:
     router.command("reminders", reminders.on_list)
     router.command("tidy", app.curator.on_tidy)
     router.command("unlink", forgetting_tokens(app, linking.on_unlink))
+    router.command("web", WebCommand(app.web_logins, settings).on_web)
 
     # buttons
     async def forget_owner(owner_id: int) -> None:  # what else /forget_me lets go of, beside the memory

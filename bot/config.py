@@ -58,6 +58,7 @@ class Settings(BaseSettings):
     web_public_url: str = ""  # how people and programs reach it (behind a TLS proxy), for links
     api_rate_limit_per_minute: int = Field(120, ge=0)  # requests per token; 0 = off
     web_max_import_bytes: int = Field(5_000_000, ge=1)
+    web_session_days: int = Field(30, ge=1, le=365)  # how long a memory page login lasts
 
     # --- model -----------------------------------------------------------------------------
     anthropic_api_key: str = ""

@@ -108,6 +108,7 @@ class Outgoing:
       used for refused or repeated presses; an Outgoing with only a notice sends no message.
     - `pointer`: for a private message to a group chat, what the group is told when the person
       cannot be reached privately (never the text itself); empty: the adapter's own words.
+    - `no_preview`: the platform shows no preview of links in the text.
     """
 
     text: str = ""
@@ -117,6 +118,7 @@ class Outgoing:
     edit_of: str | None = None
     notice: str | None = None
     pointer: str = ""
+    no_preview: bool = False  # no link preview (a one-time login link must not be fetched for one)
 
     @property
     def all_buttons(self) -> list[Button]:

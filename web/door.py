@@ -35,6 +35,7 @@ from bot.memory import (
     PublicMemory,
     Settled,
     Source,
+    Which,
 )
 from bot.when.zones import format_local
 
@@ -87,6 +88,7 @@ def memory_json(m: PublicMemory) -> dict[str, Any]:
         "updated_at": _iso(m.updated_at),
         "version": m.version,
         "deleted": m.deleted,
+        "source": m.source,
     }
 
 
@@ -177,6 +179,12 @@ class Door:
         ]
         out["versions"] = [memory_json(p) for p in chain]
         return out
+
+    async def timeline(self, caller: Caller) -> list[dict[str, Any]]:
+        """Every memory of a single-value topic (where one lives, one's job ...), past and
+        current: what the timeline picture is drawn from."""
+        slotted = [m.id for m in await self.memory.list(caller.owner_id, Which.ALL) if m.slot and not m.archived]
+        return await self._many(caller, slotted)
 
     async def recall(self, caller: Caller, query: str, limit: int | None = None) -> dict[str, Any]:
         """What the chat's model would be given for this question: the same pipeline, the same

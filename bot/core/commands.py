@@ -127,7 +127,7 @@ _SAVE_THAT = re.compile(r"^\s*(?:please\s+)?remember\s+that\s+(.+)$", re.I | re.
 _REMIND_ME = re.compile(r"^\s*(?:please\s+|hey\s+)?remind\s+me\b", re.I)
 _COMMAND = re.compile(r"^/([A-Za-z_][A-Za-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+(.*))?$", re.S)
 
-SIMPLE = {"undo", "export", "import", "help", "why", "reminders", "tidy", "forget_me", "unlink", "start"}
+SIMPLE = {"undo", "export", "import", "help", "why", "reminders", "tidy", "forget_me", "unlink", "start", "web"}
 BY_NUMBER = {"forget": "forget", "delete": "forget", "history": "history", "past": "past", "restore": "restore"}
 REWRITE = {"edit", "update"}
 ALIASES = {"memory": "memories", "list": "memories", "forgetme": "forget_me", "tz": "timezone", "find": "search",

@@ -25,5 +25,6 @@ COMMAND_MENU: tuple[tuple[str, str], ...] = (
     ("link", "Link your Telegram and Discord accounts"),
     ("unlink", "Separate linked accounts again"),
     ("token", "Keys for programs (HTTP API, MCP): new, list, revoke"),
+    ("web", "Your memory page in a browser: a login link"),
     ("forget_me", "Delete everything I hold about you"),
 )

@@ -237,6 +237,7 @@ Your data
   /export    /import (send the file with it)    /forget_me
   /settings [review|judge|notices|recheck] [on|off]    /tidy    /link    /unlink
   /token new [name] | list | revoke <n> — keys for programs (HTTP API, MCP), private chats only
+  /web — a login link to your memory page (review, settle and tidy in a browser), private chats only
 
 When a new fact may replace an old one, I ask before changing anything."""
 
