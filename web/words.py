@@ -77,11 +77,12 @@ def choice_label(choice: str, recommended: str | None) -> str:
 def choice_explained(choice: str, new: str, olds: list[str]) -> str:
     """What an answer does, in a sentence naming the facts."""
     old = " and ".join(f"“{o}”" for o in olds) or "the older fact"
-    they = "they stay" if len(olds) > 1 else "it stays"
+    many = len(olds) > 1
+    they, was = ("they stay", "were") if many else ("it stays", "was")
     if choice == "keep_both":
         return f"Both are true: “{new}” and {old} stay current."
     if choice == "mark_older_past":
-        return f"“{new}” is current; {old} was true before: {they} in your history as past."
+        return f"“{new}” is current; {old} {was} true before: {they} in your history as past."
     if choice == "replace_older":
         return f"“{new}” is current and {old} is deleted (undo is possible for a short while)."
     return f"“{new}” was a mistake: it is dropped and {old} stays current."
