@@ -333,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     p_import.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
     p_bench = sub.add_parser("bench", help="benchmarks that print figures",
                              description="Run a benchmark; `python -m bot bench NAME --help` shows its options.")
-    p_bench.add_argument("name", nargs="?", help="conflicts | retrieval | latency | cost | load | tidy | import | api")
+    p_bench.add_argument("name", nargs="?", help="conflicts | retrieval | latency | cost | load | tidy | import | api | page")
     p_bench.add_argument("options", nargs=argparse.REMAINDER, metavar="...", help="the benchmark's own options")
     args = parser.parse_args(argv)
     if args.command == "bench" and not args.name:

@@ -35,7 +35,6 @@ from bot.memory import (
     PublicMemory,
     Settled,
     Source,
-    Which,
 )
 from bot.when.zones import format_local
 
@@ -183,8 +182,7 @@ class Door:
     async def timeline(self, caller: Caller) -> list[dict[str, Any]]:
         """Every memory of a single-value topic (where one lives, one's job ...), past and
         current: what the timeline picture is drawn from."""
-        slotted = [m.id for m in await self.memory.list(caller.owner_id, Which.ALL) if m.slot and not m.archived]
-        return await self._many(caller, slotted)
+        return await self._many(caller, await self.memory.slotted(caller.owner_id))
 
     async def recall(self, caller: Caller, query: str, limit: int | None = None) -> dict[str, Any]:
         """What the chat's model would be given for this question: the same pipeline, the same

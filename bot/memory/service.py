@@ -308,6 +308,10 @@ class MemoryService:
     async def list(self, owner_id: int, which: Which = Which.ALL) -> list[MemoryView]:
         return await self._tx(listing.list_memories, owner_id, which)
 
+    async def slotted(self, owner_id: int) -> list[int]:
+        """Ids of the memories of single-value topics (the timeline's)."""
+        return await self._tx(listing.slotted_ids, owner_id)
+
     async def history(self, owner_id: int, memory_id: int) -> History | None:
         return await self._tx(listing.history, owner_id, memory_id)
 
