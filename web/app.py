@@ -115,6 +115,7 @@ def build_web_app(
     api.state.door = door
     api.state.settings = settings
     api.state.logins = logins
+    api.state.access = access
     api.state.login_limiter = RateLimiter(LOGIN_TRIES_PER_MINUTE)
     errors.install(api)
     api.include_router(router)

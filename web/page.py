@@ -32,8 +32,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from bot.core.access import AccessTokens
 from bot.core.web_login import CodeRefused, WebLogins
-from web.door import Door, Refusal
+from bot.features.memory_commands import SETTING_LABELS
+from bot.core.access import clean_name
+from web.door import FORGET_WORDS, Door, Refusal
 from web.gate import RateLimiter
 from web.session import Visitor, clear_cookie, cookie_secret, csrf_ok, set_cookie, visitor_of
 from web.timeline import spans_of, timeline_svg
@@ -307,3 +310,106 @@ async def import_backup(request: Request) -> Response:
     except Refusal as exc:
         return refused(exc, v)
     return message("Backup imported", report["summary"], 200, v)
+
+
+# --- settings, reminders, accounts, tokens, forgetting ----------------------------------------------
+SNOOZES = {"60": "1 hour", "1440": "1 day"}
+
+
+async def _settings_page(request: Request, v: Visitor, *, notice: str = "", secret: str = "", status: int = 200) -> Response:
+    door: Door = request.app.state.door
+    access: AccessTokens = request.app.state.access
+    current = await door.settings(v.caller)
+    prefs = [{"name": n, "label": label.split(" — ")[0].capitalize(), "what": label.split(" — ", 1)[1],
+              "off": off.removeprefix("off: "), "on": current[n]} for n, (label, off) in SETTING_LABELS.items()]
+    return html("settings.html", status, visitor=v, prefs=prefs, timezone=current["timezone"],
+                reminders=(await door.reminders_list(v.caller))["reminders"], snoozes=SNOOZES,
+                accounts=(await door.accounts(v.caller))["accounts"], tokens=await access.active(v.caller.owner_id),
+                notice=notice, secret=secret, forget_words=FORGET_WORDS)
+
+
+@router.get("/settings")
+async def settings_page(request: Request, notice: str = "") -> Response:
+    v = await visitor(request)
+    if v is None:
+        return message("Your memory", LOGGED_OUT, 401)
+    return await _settings_page(request, v, notice=words.NOTICES.get(notice, ""))
+
+
+@router.post("/settings")
+async def change_settings(request: Request) -> Response:
+    v, form, no = await _form(request)
+    if no is not None:
+        return no
+    assert v is not None
+    wanted = {name: form.get(name) == "on" for name in SETTING_LABELS}
+    try:
+        await request.app.state.door.change_settings(v.caller, wanted, str(form.get("timezone", "")))
+    except Refusal as exc:
+        return refused(exc, v)
+    return redirect("/settings?notice=settings")
+
+
+@router.post("/reminders/{uid}/{verb}")
+async def reminder(request: Request, uid: str, verb: str) -> Response:
+    if verb not in ("cancel", "snooze"):
+        return message("Not found", "There is no such action.", 404)
+    v, form, no = await _form(request)
+    if no is not None:
+        return no
+    assert v is not None
+    door: Door = request.app.state.door
+    try:
+        if verb == "cancel":
+            await door.cancel_reminder(v.caller, uid)
+        else:
+            minutes = str(form.get("minutes", ""))
+            if minutes not in SNOOZES:
+                return message("Nothing was changed", "Snooze for 1 hour or 1 day.", 400, v)
+            await door.snooze_reminder(v.caller, uid, int(minutes))
+    except Refusal as exc:
+        return refused(exc, v)
+    return redirect(f"/settings?notice=reminder_{'cancelled' if verb == 'cancel' else 'snoozed'}")
+
+
+@router.post("/tokens/new")
+async def new_token(request: Request) -> Response:
+    v, form, no = await _form(request)
+    if no is not None:
+        return no
+    assert v is not None
+    access: AccessTokens = request.app.state.access
+    issued = await access.create(v.caller.platform, v.caller.user_id, clean_name(str(form.get("name", ""))))
+    return await _settings_page(request, v, secret=issued.secret)
+
+
+@router.post("/tokens/{token_id}/revoke")
+async def revoke_token(request: Request, token_id: str) -> Response:
+    v, form, no = await _form(request)
+    if no is not None:
+        return no
+    assert v is not None
+    access: AccessTokens = request.app.state.access
+    revoked = await access.revoke_id(v.caller.owner_id, int(token_id)) if token_id.isdigit() else None
+    if revoked is None:
+        return message("Not found", "You have no active token with that id.", 404, v)
+    return redirect("/settings?notice=token_revoked")
+
+
+@router.post("/forget")
+async def forget(request: Request) -> Response:
+    v, form, no = await _form(request)
+    if no is not None:
+        return no
+    assert v is not None
+    try:
+        out = await request.app.state.door.forget_everything(v.caller, str(form.get("confirm", "")))
+    except Refusal as exc:
+        return refused(exc, v)
+    request.app.state.access.forget(v.caller.owner_id)
+    n = out["memories_deleted"]
+    response = message("Everything is deleted",
+                       f"I deleted everything I held about you: {n} memor{'y' if n == 1 else 'ies'}, their history, your "
+                       "reminders, settings and our conversation log. There is no undo. You are logged out.", 200)
+    clear_cookie(response, request.app.state.settings)
+    return response

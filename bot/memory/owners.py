@@ -65,6 +65,13 @@ def ensure_owner(s: Session, platform: str, user_id: str, display_name: str = ""
     return owner.id
 
 
+def identities(s: Session, owner_id: int) -> list[tuple[str, str, str]]:
+    """The accounts (platform, user id, display name) that open this owner's memory: one, or
+    several after /link; oldest first."""
+    rows = s.exec(select(Identity).where(Identity.owner_id == owner_id).order_by(Identity.id))  # type: ignore[arg-type]
+    return [(i.platform, i.user_id, i.display_name) for i in rows]
+
+
 def get_owner(s: Session, owner_id: int) -> Owner:
     owner = s.get(Owner, owner_id)
     if owner is None:

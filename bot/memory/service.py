@@ -101,6 +101,10 @@ class MemoryService:
 
         return await self.db.run(work)
 
+    async def identities(self, owner_id: int) -> list[tuple[str, str, str]]:
+        """(platform, user id, display name) of every account linked to this memory."""
+        return await self._tx(owners.identities, owner_id)
+
     async def prefs(self, owner_id: int) -> OwnerPrefs:
         return await self._tx(owners.read_prefs, owner_id, self.defaults)
 
