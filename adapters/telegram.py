@@ -60,11 +60,13 @@ from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     LinkPreviewOptions,
+    MenuButtonWebApp,
     Message,
     MessageEntity,
     ReplyParameters,
     Update,
     User,
+    WebAppInfo,
 )
 from telegram.constants import ChatAction, ChatType
 from telegram.error import (
@@ -333,6 +335,9 @@ class _Where:
     pointer_posted: bool = False
 
 
+MENU_BUTTON_TEXT = "Memory"  # the chat's menu button opens the memory page as a Mini App
+
+
 class TelegramAdapter:
     """Telegram <-> contract. Also the outbox's Sender for platform 'telegram'."""
 
@@ -386,6 +391,12 @@ class TelegramAdapter:
                 app.bot.set_my_commands,
                 commands=[BotCommand(name, desc) for name, desc in COMMAND_MENU],
             )
+            page = self.settings.web_public_url.strip()
+            if page.startswith("https://"):  # Telegram opens Mini Apps only over https
+                await self._call(
+                    app.bot.set_chat_menu_button,
+                    menu_button=MenuButtonWebApp(text=MENU_BUTTON_TEXT, web_app=WebAppInfo(url=f"{page}/app")),
+                )
             self.core.outbox.register(PLATFORM, self)
             await app.start()
             if webhook_url:

@@ -137,6 +137,11 @@ class Door:
     async def _many(self, caller: Caller, ids: list[int]) -> list[dict[str, Any]]:
         return [memory_json(m) for m in await self.memory.as_public(caller.owner_id, ids)]
 
+    async def person(self, platform: str, user_id: str, name: str = "") -> int | None:
+        """The owner of an account proven by the platform itself (Telegram's signed Mini App
+        data), created on first sight as the chat creates a person at their first message."""
+        return await self.memory.owner_for(platform, user_id, name)
+
     # --- reading ---------------------------------------------------------------------------------
     async def health(self) -> dict[str, Any]:
         await self.memory.healthy()

@@ -22,6 +22,7 @@ Safety, each for a reason:
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from bot.features.memory_commands import SETTING_LABELS
 from bot.core.access import clean_name
 from web.door import FORGET_WORDS, Door, Refusal
 from web.gate import RateLimiter
+from web.miniapp import check_init_data
 from web.session import Visitor, clear_cookie, cookie_secret, csrf_ok, set_cookie, visitor_of
 from web.timeline import spans_of, timeline_svg
 from web import words
@@ -133,6 +135,35 @@ async def login(request: Request) -> Response:
     if isinstance(got, CodeRefused):
         return message("This link does not work", CODE_MESSAGES[got], 400)
     secret, session = got
+    response = redirect("/")
+    set_cookie(response, settings, secret, settings.web_session_days * 86400)
+    return response
+
+
+@router.get("/app")
+async def miniapp_page() -> HTMLResponse:
+    """The Telegram Mini App's address: page.js posts the initData Telegram put in the address's
+    fragment (never sent to any server by itself) to /app/login."""
+    return html("miniapp.html")
+
+
+@router.post("/app/login")
+async def miniapp_login(request: Request) -> Response:
+    limiter: RateLimiter = request.app.state.login_limiter
+    client = request.client.host if request.client else "?"
+    if limiter.take(client) > 0:
+        return message("Too many tries", "Too many sign-in attempts from here; try again in a minute.", 429)
+    form = await request.form()
+    door, logins, settings = _parts(request)
+    got = check_init_data(str(form.get("init_data", "")), settings.telegram_bot_token, time.time())
+    if isinstance(got, str):
+        return message("Telegram sign-in refused", got + " Nothing was opened.", 403)
+    allowed = logins.allowed("telegram", got.user_id)
+    owner = await door.person("telegram", got.user_id, got.name) if allowed else None
+    started = await logins.start("telegram", got.user_id) if owner is not None else None
+    if started is None:
+        return message("Telegram sign-in refused", "This Telegram account may not use this assistant.", 403)
+    secret, _ = started
     response = redirect("/")
     set_cookie(response, settings, secret, settings.web_session_days * 86400)
     return response

@@ -67,11 +67,19 @@ class WebLogins:
     async def redeem(self, code: str) -> tuple[str, SessionView] | CodeRefused:
         return await self.db.tx(rows.redeem, code, timedelta(days=self.settings.web_session_days), self.clock())
 
+    async def start(self, platform: str, user_id: str) -> tuple[str, SessionView] | None:
+        """A session for an identity that exists and may use the assistant (after Telegram's
+        Mini App data was checked); None when ALLOWED_USERS leaves it out."""
+        if not self.allowed(platform, user_id):
+            return None
+        return await self.db.tx(rows.start_session, platform, user_id, timedelta(days=self.settings.web_session_days),
+                                self.clock())
+
     async def session(self, secret: str) -> SessionView | None:
         if not secret:
             return None
         found = await self.db.tx(rows.session, secret, self.clock())
-        if found is not None and not self._allowed(found.platform, found.user_id):
+        if found is not None and not self.allowed(found.platform, found.user_id):
             return None
         return found
 
@@ -81,6 +89,6 @@ class WebLogins:
     async def end_owner(self, owner_id: int) -> int:
         return await self.db.tx(rows.end_owner, owner_id, self.clock())
 
-    def _allowed(self, platform: str, user_id: str) -> bool:
+    def allowed(self, platform: str, user_id: str) -> bool:
         allowed = self.settings.allowed_identities
         return not allowed or (platform, user_id) in allowed or (platform, "*") in allowed

@@ -107,6 +107,20 @@ def redeem(s: Session, code: str, session_ttl: timedelta, now: datetime | None =
     return secret, SessionView(session.id, ident.owner_id, ident.platform, ident.user_id, session.expires_at)
 
 
+def start_session(s: Session, platform: str, user_id: str, session_ttl: timedelta,
+                  now: datetime | None = None) -> tuple[str, SessionView]:
+    """A session for an identity proven another way (Telegram's signed Mini App data)."""
+    now = now or utcnow()
+    ident = _identity(s, platform, user_id)
+    assert ident.id is not None
+    secret = secrets.token_urlsafe(SESSION_BYTES)
+    row = WebSession(identity_id=ident.id, secret_hash=digest(secret), created_at=now, expires_at=now + session_ttl)
+    s.add(row)
+    s.flush()
+    assert row.id is not None
+    return secret, SessionView(row.id, ident.owner_id, ident.platform, ident.user_id, row.expires_at)
+
+
 _s = WebSession.__table__  # type: ignore[attr-defined]
 _i = Identity.__table__  # type: ignore[attr-defined]
 _SESSION = (

@@ -658,3 +658,28 @@ def test_file_url_derivation() -> None:
     assert file_url_for(explicit) == "http://files.local/f/bot"
     with pytest.raises(ConfigError):
         file_url_for(load_settings(telegram_api_base_url="http://x.local/api"))
+
+
+# ---------------------------------------------------------------------------- the memory page
+
+
+async def test_the_menu_button_opens_the_memory_page_only_over_https(
+    tg: TelegramStandIn, start_adapter: Start  # noqa: F811
+) -> None:
+    adapter, _ = await start_adapter(web_public_url="http://127.0.0.1:8080")
+    assert tg.menu_button is None and not tg.calls_to("setChatMenuButton")  # Telegram would refuse http
+    await adapter.stop()
+    await start_adapter(web_public_url="https://memory.example.com")
+    assert tg.menu_button == {"type": "web_app", "text": "Memory", "web_app": {"url": "https://memory.example.com/app"}}
+
+
+async def test_a_login_link_goes_out_without_a_link_preview(tg: TelegramStandIn, core: ScriptedCore) -> None:  # noqa: F811
+    core.on_message = lambda m: [Outgoing(text="Your memory page: https://memory.example.com/login/abc", no_preview=True)]
+    tg.inject_text(ALICE, ALICE, "/web")
+    await tg.wait_for_sent(ALICE, 1)
+    core.on_message = lambda m: [Outgoing(text="See https://example.org")]
+    tg.inject_text(ALICE, ALICE, "hello")
+    await tg.wait_for_sent(ALICE, 2)
+    link, other = [c for c in tg.calls_to("sendMessage") if c.params.get("chat_id") == str(ALICE)][-2:]
+    assert json.loads(link.params["link_preview_options"]) == {"is_disabled": True}
+    assert "link_preview_options" not in other.params

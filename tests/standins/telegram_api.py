@@ -214,6 +214,7 @@ class TelegramStandIn:
         self.pressed_queries: dict[str, dict[str, Any]] = {}
         self.chat_actions: list[tuple[int, str]] = []
         self.commands: dict[str, list[dict[str, str]]] = {}
+        self.menu_button: dict[str, Any] | None = None  # the default menu button, as set
         self._faults: dict[str, deque[_Fault]] = defaultdict(deque)
         self._waiters: list[asyncio.Future[None]] = []
 
@@ -236,6 +237,7 @@ class TelegramStandIn:
             "senddocument": self._send_document,
             "sendchataction": self._send_chat_action,
             "getfile": self._get_file,
+            "setchatmenubutton": self._set_chat_menu_button,
         }
 
     # ------------------------------------------------------------------ lifecycle
@@ -1062,6 +1064,17 @@ class TelegramStandIn:
         self.commands[self._scope_key(params)] = [
             {"command": c["command"], "description": c["description"]} for c in commands
         ]
+        return True
+
+    def _set_chat_menu_button(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        button = _json_value(params.get("menu_button")) or {"type": "default"}
+        if button.get("type") == "web_app":
+            url = str((button.get("web_app") or {}).get("url", ""))
+            if not url.startswith("https://"):
+                raise ApiError(400, "Bad Request: BUTTON_URL_INVALID")  # Mini Apps need https
+            if not 1 <= len(str(button.get("text", ""))) <= 64:
+                raise ApiError(400, "Bad Request: text must be 1-64 characters")
+        self.menu_button = button
         return True
 
     def _get_my_commands(self, params: dict[str, Any], files: dict[str, Upload]) -> list:

@@ -94,6 +94,10 @@ class Browser:
     async def texts(self, css: str) -> list[str]:
         return [await self.run(lambda e=e: e.text) for e in await self.all(css)]
 
+    async def wait_for_path(self, path: str) -> None:
+        """Wait until the browser has arrived at this path of the site (after a script's submit)."""
+        await self.run(lambda: WebDriverWait(self.driver, 15).until(lambda d: self.path == path))
+
     async def memory_id(self, containing: str) -> str:
         """The uid of the listed memory whose text contains these words."""
         for element in await self.all(".memory"):

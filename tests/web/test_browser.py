@@ -19,6 +19,7 @@ from tests.conftest import make_settings, require_chromium
 from tests.support.web_kit import Person, WebKit, start_kit, stop_kit
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+MINIAPP_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"
 
 
 @pytest.fixture
@@ -28,7 +29,8 @@ async def site(tmp_path: Path) -> AsyncIterator[WebKit]:
 
     url = f"sqlite:///{tmp_path / 'page.db'}"
     db = Database(url)
-    started = await start_kit(make_settings(database_url=url), db)
+    # a bot token only for the Mini App's signature: the kit runs no Telegram adapter
+    started = await start_kit(make_settings(database_url=url), db, telegram_bot_token=MINIAPP_TOKEN)
     try:
         yield started
     finally:
@@ -149,3 +151,27 @@ async def test_a_person_reviews_and_settles_their_memory_in_a_browser(site: WebK
     # the chat sees what the page did
     [listing] = await site.say(maya, "/memories")
     assert "I drive a red Fiat Panda" in listing.text and "Fiat Pnada" not in listing.text
+
+
+async def test_the_mini_app_signs_in_with_telegrams_data_in_the_address(site: WebKit, browser) -> None:  # noqa: ANN001
+    import time
+    from urllib.parse import quote, urlencode
+
+    from tests.support.browser import PHONE
+    from web.miniapp import sign
+
+    await browser.size(*PHONE)
+    ona = await site.person("6001")
+    await site.say(ona, "remember: My bike is a green Brompton")
+    fields = {"auth_date": str(int(time.time())), "user": json.dumps({"id": 6001, "first_name": "Ona"})}
+    data = urlencode(fields | {"hash": sign(fields, MINIAPP_TOKEN)})
+    # what Telegram opens: the Mini App's address with its data in the fragment
+    await browser.open(f"/app#tgWebAppData={quote(data, safe='')}&tgWebAppVersion=8.0&tgWebAppPlatform=android")
+    await browser.wait_for_path("/")  # page.js posted the data; the server checked it and let her in
+    assert "My bike is a green Brompton" in await browser.texts(".memory .text")
+
+    # the same page without Telegram's data says where to open it, and logs nobody in
+    browser.driver.delete_all_cookies()
+    await browser.open("/app")
+    assert "open this page from the assistant's menu button in Telegram" in (await browser.text("#miniapp-status"))
+    assert await browser.problems() == []

@@ -12,6 +12,19 @@ document.addEventListener("DOMContentLoaded", function () {
     input.addEventListener("input", check);
     check();
   });
+  // the Telegram Mini App: Telegram puts its signed initData in the address's fragment
+  // (tgWebAppData=...); the server checks the signature and its date before opening anything
+  var miniapp = document.getElementById("miniapp-login");
+  if (miniapp) {
+    var fragment = new URLSearchParams(window.location.hash.slice(1));
+    var data = fragment.get("tgWebAppData");
+    if (data) {
+      document.getElementById("init-data").value = data;
+      miniapp.submit();
+    } else {
+      document.getElementById("miniapp-status").textContent = "No Telegram sign-in data here: open this page from the assistant's menu button in Telegram.";
+    }
+  }
   // an open editor puts the cursor in its text
   document.querySelectorAll(".actions details").forEach(function (d) {
     d.addEventListener("toggle", function () {
