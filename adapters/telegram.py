@@ -532,6 +532,7 @@ class TelegramAdapter:
             is_group=is_group,
             addressed_to_bot=True,
             message_id=str(message.message_id),
+            locale=user.language_code or "",
         )
         if message.document is not None:
             await self._on_document(message, base, where)

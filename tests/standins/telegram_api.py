@@ -292,10 +292,14 @@ class TelegramStandIn:
         last_name: str | None = None,
         username: str | None = None,
         started: bool = True,
+        language_code: str | None = None,
     ) -> dict[str, Any]:
         """Register a person. `started=False`: they never opened a private chat with the bot,
-        so sending to their private chat answers 403 until they write to it."""
+        so sending to their private chat answers 403 until they write to it. `language_code`:
+        the app language Telegram reports for them ("it", "en-US")."""
         user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if language_code:
+            user["language_code"] = language_code
         if last_name:
             user["last_name"] = last_name
         if username:
