@@ -453,6 +453,8 @@ class MemoryService:
         plan = await self._tx(transfer.plan_import, owner_id, backup, via, now, report)
         if not plan.writes:
             return report
+        # the topics of restored facts, read off the database's thread (import_questions.py)
+        plan.slots = await asyncio.to_thread(transfer.topic_slots, transfer.restored_texts(plan))
         staging: int = await self._tx(transfer.open_staging, owner_id)
         try:
             staged: dict[str, int] = {}
