@@ -42,6 +42,7 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import json
 import logging
@@ -93,6 +94,7 @@ from bot.config import ConfigError, Settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
 from bot.core.menu import COMMAND_MENU
 from adapters.textsplit import split_message
+from adapters.waiting import WaitingAnswers
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +120,15 @@ MAX_FLOOD_WAIT = 900.0  # seconds of RetryAfter waiting per request before givin
 
 TEXT_ONLY = "I can only read text for now."
 IMPORT_HINT = "To restore a backup, send the exported file with the caption /import."
+BACKUP_IN_GROUP = (
+    "I didn't import that file: a backup holds everything I remember about you, and everyone in "
+    "this group can open it. Send it to me in a private chat with the caption /import instead."
+)
+GONE_WAITING = (
+    "The answer that waited for you here is gone (answers wait a day, and not across a restart "
+    "of the bot). Please ask again."
+)
+ANSWERED_PRIVATELY = "👌"  # the reaction that tells a group its member was answered in private
 SORRY = "Sorry, something went wrong on my side. Please try again."
 
 T = TypeVar("T")
@@ -333,6 +344,8 @@ class _Where:
     reply_to: int | None = None  # message to quote in groups
     display_name: str = ""
     pointer_posted: bool = False
+    waiting: str | None = None  # the /start code of this batch's answers kept for the person
+    reacted: bool = False
 
 
 MENU_BUTTON_TEXT = "Memory"  # the chat's menu button opens the memory page as a Mini App
@@ -348,6 +361,7 @@ class TelegramAdapter:
         self.settings = settings
         self._app: Application | None = None  # type: ignore[type-arg]
         self._import_asked: dict[tuple[int, int], float] = {}
+        self._waiting = WaitingAnswers()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -544,12 +558,17 @@ class TelegramAdapter:
             is_group=is_group,
             addressed_to_bot=True,
             message_id=str(message.message_id),
+            locale=user.language_code or "",
         )
         if message.document is not None:
             await self._on_document(message, base, where)
         elif message.text is not None:
             if not routed:
                 return  # only "@bot": nothing to answer
+            if not is_group and routed.split(maxsplit=1)[0].lower() == "/start" and len(routed.split()) == 2:
+                if await self._start_payload(routed.split()[1], base, where):
+                    return
+                base = dataclasses.replace(base, text="/start")
             if not is_group and routed.split(maxsplit=1)[0].lower() == "/import":
                 self._note_import_asked(chat.id, user.id)
             await self._to_core(base, where)
@@ -579,6 +598,11 @@ class TelegramAdapter:
         )
         if not is_import:
             await self._render_all([Outgoing(text=f"{TEXT_ONLY} {IMPORT_HINT}")], where)
+            return
+        if where.is_group:  # the whole memory, shown to everyone: never imported from there
+            deleted = await self._delete_quietly(where.chat_id, message.message_id)
+            note = " I deleted it from the group." if deleted else " Please delete it from the group."
+            await self._render_all([Outgoing(text=BACKUP_IN_GROUP + note)], where)
             return
         self._import_asked.pop(key, None)
         limit = self.settings.telegram_max_import_bytes
@@ -614,6 +638,40 @@ class TelegramAdapter:
             attachments=(attachment,),
         )
         await self._to_core(incoming, where)
+
+    async def _start_payload(self, payload: str, base: Incoming, where: _Where) -> bool:
+        """"/start <code>" from a deep link: deliver the answers that waited for this person
+        (True), or say they are gone and let the core greet (False)."""
+        if not WaitingAnswers.is_ours(payload):
+            return False
+        outs = self._waiting.take(payload, base.user_id)
+        if outs is None:
+            await self._render_all([Outgoing(text=GONE_WAITING)], where)
+            return False
+        private = _Where(chat_id=where.chat_id, user_id=where.user_id, is_group=False,
+                         display_name=where.display_name)
+        await self._render_all([dataclasses.replace(o, edit_of=None, notice=None, private=False) for o in outs], private)
+        return True
+
+    async def _delete_quietly(self, chat_id: int, message_id: int) -> bool:
+        """Delete a person's message where the bot may; False where it may not."""
+        assert self._app is not None
+        try:
+            return bool(await self._call(self._app.bot.delete_message, chat_id=chat_id, message_id=message_id))
+        except TelegramError as exc:
+            log.info("could not delete a message in chat %s: %s", chat_id, type(exc).__name__)
+            return False
+
+    async def _react(self, where: _Where) -> None:
+        """Tell the group the person was answered privately, once per message, naming nothing."""
+        if where.reacted or where.reply_to is None or self._app is None:
+            return
+        where.reacted = True
+        try:
+            await self._call(self._app.bot.set_message_reaction, chat_id=where.chat_id,
+                             message_id=where.reply_to, reaction=ANSWERED_PRIVATELY)
+        except TelegramError as exc:  # reactions may be off in this group: the answer still went
+            log.info("could not react in chat %s: %s", where.chat_id, type(exc).__name__)
 
     async def _to_core(self, incoming: Incoming, where: _Where) -> None:
         try:
@@ -709,12 +767,15 @@ class TelegramAdapter:
             if where.user_id is None:
                 raise ValueError("a private message for a group needs the person's user id")
             try:
-                return await self._emit(out, where.user_id, markup, reply_to=None, edit=False)
+                sent = await self._emit(out, where.user_id, markup, reply_to=None, edit=False)
             except Forbidden:
+                where.waiting = self._waiting.keep(str(where.user_id), out, where.waiting)
                 if not where.pointer_posted:
                     where.pointer_posted = True
                     await self._post_pointer(where, out.pointer)
                 return None
+            await self._react(where)
+            return sent
         return await self._emit(
             out, where.chat_id, markup, reply_to=where.reply_to, edit=bool(out.edit_of)
         )
@@ -829,12 +890,13 @@ class TelegramAdapter:
         assert self._app is not None
         username = self._app.bot.username
         name = where.display_name.strip()
+        link = f"https://t.me/{username}?start={where.waiting}" if where.waiting else f"https://t.me/{username}"
         rest = (
-            f"I have a private answer for you, but I can't write to you until you start a chat "
-            f"with me: open https://t.me/{username} (@{username}), press Start, then ask again."
+            f"I have an answer that only you should see, and I can't write to you until you open a "
+            f"chat with me: tap {link} and press Start, and it will be there."
         )
         if pointer:
-            rest = f"{pointer} Open https://t.me/{username} (@{username}) and press Start."
+            rest = f"{pointer} Tap {link} and press Start to get it."
             name = ""
         text = f"{name}, {rest}" if name else rest
         kwargs: dict[str, Any] = {"chat_id": where.chat_id, "text": text}

@@ -36,6 +36,8 @@ from bot.features.recheck import PRESS_ACTION as RECHECK_ACTION
 from bot.features.recheck import Rechecker
 from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
 from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, delivery_buttons
+from bot.features.timezones import PRESS_ACTION as ZONE_ACTION
+from bot.features.timezones import ZoneOffer
 from bot.features.tidy import Curator, purge_deleted
 from bot.llm.client import LLM
 from bot.memory import MemoryService
@@ -106,6 +108,7 @@ class App:
     delivery: ReminderDelivery
     reminders: ReminderService
     reminder_commands: ReminderCommands
+    zone_offer: ZoneOffer
     curator: Curator
     rechecker: Rechecker
     judge: AiJudge
@@ -231,6 +234,7 @@ def build_app(
         settings, reminder_buttons, clock=clock, **delivery_options,
     )
     reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery if delivers else NoTimers(), clock=clock)
+    zone_offer = ZoneOffer(reminders)
     chat_log = ChatLog(db, settings.history_token_budget)
     why = WhyStore(db)
     judge = AiJudge(llm, settings)
@@ -248,7 +252,8 @@ def build_app(
         timers=timers,
         delivery=delivery,
         reminders=reminders,
-        reminder_commands=ReminderCommands(reminders),
+        reminder_commands=ReminderCommands(reminders, zone_offer.after_first_reminder),
+        zone_offer=zone_offer,
         curator=Curator(memory, db, settings, llm=llm, clock=clock),
         rechecker=Rechecker(core, memory, db, settings, clock=clock),
         judge=judge,
@@ -329,6 +334,7 @@ def wire(app: App) -> None:
     router.press("forget_me", forget_me.on_press)
     router.expired("forget_me", forget_me.on_expired)  # an old confirmation asks again
     router.press(REMINDER_ACTION, reminders.on_press)
+    router.press(ZONE_ACTION, app.zone_offer.on_press)  # the time zone offered under a first reminder
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
     router.press(SAVE_OFFER_ACTION, app.answers.on_save_press)  # "Save" under a statement, without a model

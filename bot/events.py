@@ -54,6 +54,9 @@ class Incoming:
     # True when the text arrived as a platform slash command (Discord app command), so that the
     # adapter answers ephemerally; the core treats it like typed text.
     via_slash_command: bool = False
+    # the platform's language for the person ("en-US", "de"; Telegram's language_code, Discord's
+    # locale), the only hint a bot gets of where someone lives; "" when not told
+    locale: str = ""
 
     @property
     def chat(self) -> ChatRef:

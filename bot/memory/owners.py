@@ -177,6 +177,25 @@ def set_timezone(s: Session, owner_id: int, tz: str) -> str | None:
     return action.id
 
 
+# in settings_json: the time zone was offered once (on the first reminder without one), so the
+# offer is not repeated under every reminder; not a setting, so it neither stamps CHANGED_AT nor
+# travels in backups
+ZONE_OFFERED = "_zone_offered"
+
+
+def offer_zone_once(s: Session, owner_id: int) -> bool:
+    """True the first time it is asked for a person with no time zone (and notes that it was);
+    False when they have a zone or were already offered one."""
+    owner = get_owner(s, owner_id)
+    stored = stored_prefs(s, owner_id)
+    if owner.timezone or stored.get(ZONE_OFFERED):
+        return False
+    stored[ZONE_OFFERED] = True
+    owner.settings_json = json.dumps(stored)
+    s.add(owner)
+    return True
+
+
 def set_last_list(s: Session, owner_id: int, ids: list[int]) -> None:
     owner = get_owner(s, owner_id)
     owner.last_list_json = json.dumps(ids)

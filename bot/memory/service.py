@@ -116,6 +116,15 @@ class MemoryService:
         """Change the time zone as an undoable action; its id, or None when nothing changed."""
         return await self._tx(owners.set_timezone, owner_id, tz)
 
+    async def offer_zone_once(self, owner_id: int) -> bool:
+        """Whether to offer a time zone now: the first time for a person without one."""
+        return await self._tx(owners.offer_zone_once, owner_id)
+
+    async def has_timezone(self, owner_id: int) -> bool:
+        """Whether the person chose a zone (the default is only a guess)."""
+        prefs = await self.prefs(owner_id)
+        return bool(prefs.timezone and is_valid_timezone(prefs.timezone))
+
     async def timezone_of(self, owner_id: int) -> str:
         """The person's zone; the default for one that is not a zone (stored before imports
         were checked: "Mars/Olympus" made every reminder command fail)."""
@@ -452,6 +461,8 @@ class MemoryService:
         plan = await self._tx(transfer.plan_import, owner_id, backup, via, now, report)
         if not plan.writes:
             return report
+        # the topics of restored facts, read off the database's thread (import_questions.py)
+        plan.slots = await asyncio.to_thread(transfer.topic_slots, transfer.restored_texts(plan))
         staging: int = await self._tx(transfer.open_staging, owner_id)
         try:
             staged: dict[str, int] = {}

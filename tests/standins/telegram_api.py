@@ -215,6 +215,10 @@ class TelegramStandIn:
         self.chat_actions: list[tuple[int, str]] = []
         self.commands: dict[str, list[dict[str, str]]] = {}
         self.menu_button: dict[str, Any] | None = None  # the default menu button, as set
+        # (chat, message id) -> the bot's reaction emojis on a person's message
+        self.reactions: dict[tuple[int, int], list[str]] = {}
+        self.deleted_user_messages: set[tuple[int, int]] = set()
+        self.may_delete: set[int] = set()  # groups where the bot is an admin allowed to delete
         self._faults: dict[str, deque[_Fault]] = defaultdict(deque)
         self._waiters: list[asyncio.Future[None]] = []
 
@@ -230,6 +234,7 @@ class TelegramStandIn:
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
+            "setmessagereaction": self._set_message_reaction,
             "answercallbackquery": self._answer_callback_query,
             "setmycommands": self._set_my_commands,
             "getmycommands": self._get_my_commands,
@@ -294,10 +299,14 @@ class TelegramStandIn:
         last_name: str | None = None,
         username: str | None = None,
         started: bool = True,
+        language_code: str | None = None,
     ) -> dict[str, Any]:
         """Register a person. `started=False`: they never opened a private chat with the bot,
-        so sending to their private chat answers 403 until they write to it."""
+        so sending to their private chat answers 403 until they write to it. `language_code`:
+        the app language Telegram reports for them ("it", "en-US")."""
         user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if language_code:
+            user["language_code"] = language_code
         if last_name:
             user["last_name"] = last_name
         if username:
@@ -1019,8 +1028,22 @@ class TelegramStandIn:
         return self._bot_message_json(msg)
 
     def _delete_message(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        key = (_int(params.get("chat_id"), 0), _int(params.get("message_id"), 0))
+        if key in self._messages:  # a person's message: only where the bot may delete
+            if key[0] not in self.may_delete or key in self.deleted_user_messages:
+                raise ApiError(400, "Bad Request: message can't be deleted")
+            self.deleted_user_messages.add(key)
+            return True
         msg = self._editable(params)
         msg.deleted = True
+        return True
+
+    def _set_message_reaction(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        key = (_int(params.get("chat_id"), 0), _int(params.get("message_id"), 0))
+        if key not in self._messages:
+            raise ApiError(400, "Bad Request: message to react not found")
+        reaction = _json_value(params.get("reaction")) or []
+        self.reactions[key] = [r.get("emoji", "") for r in reaction if isinstance(r, dict)]
         return True
 
     def _answer_callback_query(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:

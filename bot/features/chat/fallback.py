@@ -32,6 +32,9 @@ from bot.llm.extract import asks, stated_facts
 from bot.memory import FactError, JudgeFn
 from bot.storage.models import Source, utcnow
 
+# one sentence, whatever the reason: in a group an answer from memory would show it to everyone
+GROUP_WITHOUT_MODEL = ("In a group I only answer with the language model, which isn't available right "
+                       "now; ask me in a private chat, where I answer from what you told me.")
 NO_MODEL = "(The language model isn't available right now, so I can only answer from what I remember.)"
 SAVE_ACTION = "save_offer"
 HINT = (
@@ -116,7 +119,7 @@ class MemoryAnswers:
         memories: list[dict[str, Any]] = []
         recall_mode = ""
         if turn.is_group:
-            out = Outgoing(f"I can't answer that here without a model, and I never share your memories in a group. {note}")
+            out = Outgoing(GROUP_WITHOUT_MODEL)
         else:
             kind = "question" if done else message_kind(text)  # a tool already handled a statement
             if kind == "statement":
