@@ -106,7 +106,7 @@ POLL_TIMEOUT = timedelta(seconds=10)
 MAX_CONCURRENT_UPDATES = 256
 CALLBACK_ANSWER_DEADLINE = 5.0  # answer a press empty if the core takes longer than this
 IMPORT_WINDOW_SECONDS = 600.0  # a bare document this soon after "/import" is the import
-OWN_PLAIN_COMMANDS = frozenset({name for name, _ in COMMAND_MENU} | {"start"})
+OWN_PLAIN_COMMANDS = frozenset({name for name, _ in COMMAND_MENU} | {"start", "save"})
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 RETRY_BASE_DELAY = 0.5  # seconds; doubled per network failure

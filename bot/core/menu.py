@@ -5,6 +5,7 @@ from __future__ import annotations
 
 COMMAND_MENU: tuple[tuple[str, str], ...] = (
     ("help", "What I can do and how to talk to me"),
+    ("remember", "Save a fact, e.g. /remember I live in Rome"),
     ("memories", "List what I remember: all, current, historical, review, archived"),
     ("search", "Search your memories"),
     ("forget", "Delete a memory by its number"),
