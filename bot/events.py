@@ -108,6 +108,9 @@ class Outgoing:
       used for refused or repeated presses; an Outgoing with only a notice sends no message.
     - `pointer`: for a private message to a group chat, what the group is told when the person
       cannot be reached privately (never the text itself); empty: the adapter's own words.
+    - `markdown`: the text is the model's Markdown, to be shown formatted where the platform can
+      (Telegram entities, Discord as it is, the terminal as plain text). False (the default):
+      shown exactly as written, so memory text and quoted facts never turn into formatting.
     """
 
     text: str = ""
@@ -117,6 +120,7 @@ class Outgoing:
     edit_of: str | None = None
     notice: str | None = None
     pointer: str = ""
+    markdown: bool = False
 
     @property
     def all_buttons(self) -> list[Button]:
