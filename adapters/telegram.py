@@ -15,9 +15,11 @@ Decisions worth knowing:
   /command@botusername, which Telegram's command menu does for them). Everything else is
   dropped before the core sees it and is never logged. The @botusername is removed from the
   text the core gets; /command@botusername becomes /command (in private chats too).
-- Text is sent as plain text (no parse_mode), so nothing in a memory can break formatting or
-  inject markup. Replies longer than Telegram's 4,096 UTF-16 units are split with
-  adapters.textsplit.split_message; buttons ride on the last chunk.
+- Text is sent without a parse_mode, so nothing in a memory can break formatting or inject
+  markup. The model's answers (Outgoing.markdown) go as text plus message entities
+  (adapters/formatting.py), so its Markdown shows as bold, code, links and lists instead of raw
+  asterisks. Replies longer than Telegram's 4,096 UTF-16 units are split where
+  adapters.textsplit cuts, each part with its own valid entities; buttons ride on the last part.
 - Private answers in groups go to the person's private chat. If Telegram refuses (403: the
   person never started the bot or blocked it), a short pointer is posted in the group instead;
   the private text itself never appears in the group.
@@ -58,6 +60,7 @@ from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
+    BotCommandScopeAllGroupChats,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     LinkPreviewOptions,
@@ -92,7 +95,9 @@ from telegram.warnings import PTBDeprecationWarning
 
 from bot.config import ConfigError, Settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
-from bot.core.menu import COMMAND_MENU
+from bot.core.menu import COMMAND_MENU, DESCRIPTION, GROUP_MENU, SHORT_DESCRIPTION
+from adapters.formatting import Formatted, entity_dicts, from_markdown, plain
+from adapters.formatting import split as split_formatted
 from adapters.textsplit import split_message
 from adapters.waiting import WaitingAnswers
 
@@ -111,7 +116,7 @@ POLL_TIMEOUT = timedelta(seconds=10)
 MAX_CONCURRENT_UPDATES = 256
 CALLBACK_ANSWER_DEADLINE = 5.0  # answer a press empty if the core takes longer than this
 IMPORT_WINDOW_SECONDS = 600.0  # a bare document this soon after "/import" is the import
-OWN_PLAIN_COMMANDS = frozenset({name for name, _ in COMMAND_MENU} | {"start"})
+OWN_PLAIN_COMMANDS = frozenset({name for name, _ in COMMAND_MENU} | {"start", "save"})
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 RETRY_BASE_DELAY = 0.5  # seconds; doubled per network failure
@@ -244,6 +249,27 @@ def message_chunks(text: str, limit: int = TEXT_LIMIT) -> list[str]:
         else:
             out.extend(split_message(chunk, max(1, limit // 2)))
     return out
+
+
+def formatted_parts(text: str, markdown: bool, limit: int = TEXT_LIMIT) -> list[Formatted]:
+    """A reply's parts as Telegram takes them: the model's Markdown as entities (plain text stays
+    plain), cut within the UTF-16 limit with every part's entities valid on their own."""
+    body = from_markdown(text) if markdown else plain(text)
+    return split_formatted(body, limit, utf16_len)
+
+
+def message_entities(part: Formatted) -> list[MessageEntity] | None:
+    found = [
+        MessageEntity(
+            type=str(e["type"]),
+            offset=int(e["offset"]),  # type: ignore[call-overload]
+            length=int(e["length"]),  # type: ignore[call-overload]
+            url=e.get("url"),  # type: ignore[arg-type]
+            language=e.get("language"),  # type: ignore[arg-type]
+        )
+        for e in entity_dicts(part)
+    ]
+    return found or None
 
 
 def file_url_for(settings: Settings) -> str:
@@ -411,6 +437,7 @@ class TelegramAdapter:
                     app.bot.set_chat_menu_button,
                     menu_button=MenuButtonWebApp(text=MENU_BUTTON_TEXT, web_app=WebAppInfo(url=f"{page}/app")),
                 )
+            await self._introduce(app)
             self.core.outbox.register(PLATFORM, self)
             await app.start()
             if webhook_url:
@@ -432,6 +459,36 @@ class TelegramAdapter:
             app.bot.username,
             "webhook" if webhook_url else "long polling",
         )
+
+    async def _introduce(self, app: Application) -> None:  # type: ignore[type-arg]
+        """What people see before and around a chat: the group menu (the few commands that
+        make sense in front of others), the description and the short description. Decoration:
+        a refusal is logged and start-up goes on."""
+        steps: list[tuple[Callable[..., Awaitable[Any]], dict[str, Any]]] = [
+            (
+                app.bot.set_my_commands,
+                {
+                    "commands": [BotCommand(name, desc) for name, desc in GROUP_MENU],
+                    "scope": BotCommandScopeAllGroupChats(),
+                },
+            ),
+            (
+                app.bot.set_my_description,
+                {"description": self.settings.bot_description.strip() or DESCRIPTION},
+            ),
+            (
+                app.bot.set_my_short_description,
+                {
+                    "short_description": self.settings.bot_short_description.strip()
+                    or SHORT_DESCRIPTION
+                },
+            ),
+        ]
+        for fn, kwargs in steps:
+            try:
+                await self._call(fn, **kwargs)
+            except TelegramError as exc:
+                log.warning("Telegram refused %s: %s", getattr(fn, "__name__", "a call"), exc)
 
     async def stop(self) -> None:
         """Stop receiving, finish updates in flight, close connections. Safe to call twice."""
@@ -798,7 +855,9 @@ class TelegramAdapter:
                 log.info("editing message %s failed (%s); sending anew", out.edit_of, exc)
         if out.file is not None:
             return await self._send_file(out, chat_id, markup, reply_to)
-        return await self._send_text(chat_id, out.text, markup, reply_to, no_preview=out.no_preview)
+        return await self._send_text(
+            chat_id, out.text, markup, reply_to, no_preview=out.no_preview, markdown=out.markdown
+        )
 
     async def _edit(
         self, out: Outgoing, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None
@@ -814,17 +873,18 @@ class TelegramAdapter:
             )
             last: str | None = str(message_id)
         else:
-            parts = message_chunks(out.text)
+            parts = formatted_parts(out.text, out.markdown)
             await self._call(
                 bot.edit_message_text,
                 chat_id=chat_id,
                 message_id=message_id,
-                text=parts[0],
+                text=parts[0].text,
+                entities=message_entities(parts[0]),
                 reply_markup=markup if len(parts) == 1 else None,
             )
             last = str(message_id)
             if len(parts) > 1:
-                last = await self._send_text(chat_id, "\n\n".join(parts[1:]), markup, None)
+                last = await self._send_parts(chat_id, parts[1:], markup, None)
         if out.file is not None:
             await self._send_file(Outgoing(file=out.file), chat_id, None, None)
         return last
@@ -837,16 +897,32 @@ class TelegramAdapter:
         reply_to: int | None,
         *,
         no_preview: bool = False,
+        markdown: bool = False,
+    ) -> str | None:
+        return await self._send_parts(
+            chat_id, formatted_parts(text, markdown), markup, reply_to, no_preview=no_preview
+        )
+
+    async def _send_parts(
+        self,
+        chat_id: int,
+        parts: Sequence[Formatted],
+        markup: InlineKeyboardMarkup | None,
+        reply_to: int | None,
+        *,
+        no_preview: bool = False,
     ) -> str | None:
         assert self._app is not None
-        parts = message_chunks(text)
         if not parts:
             if markup is not None:
                 raise ValueError("Telegram needs text to carry buttons")
             return None
         last: Message | None = None
         for i, part in enumerate(parts):
-            kwargs: dict[str, Any] = {"chat_id": chat_id, "text": part}
+            kwargs: dict[str, Any] = {"chat_id": chat_id, "text": part.text}
+            entities = message_entities(part)
+            if entities:
+                kwargs["entities"] = entities
             if no_preview:
                 kwargs["link_preview_options"] = LinkPreviewOptions(is_disabled=True)
             if i == len(parts) - 1 and markup is not None:

@@ -39,6 +39,7 @@ from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, 
 from bot.features.timezones import PRESS_ACTION as ZONE_ACTION
 from bot.features.timezones import ZoneOffer
 from bot.features.tidy import Curator, purge_deleted
+from bot.features.welcome import HOW_ACTION, ZONE_ACTION, Welcome
 from bot.llm.client import LLM
 from bot.memory import MemoryService
 from bot.memory.embeddings.encoder import build_embedder
@@ -309,7 +310,8 @@ def wire(app: App) -> None:
 
     # /commands without arguments
     router.command("help", mem.on_help)
-    router.command("start", mem.on_help)
+    welcome = Welcome(lambda: app.llm is not None and app.llm.available, mem.on_timezone)
+    router.command("start", welcome.on_start)
     router.command("undo", mem.UndoCommand(app.reminders.after_undo).on_undo)
     router.command("export", mem.on_export)
     router.command("import", mem.ImportCommand(settings.imports_per_hour, app.clock).on_import)
@@ -337,6 +339,8 @@ def wire(app: App) -> None:
     router.press(ZONE_ACTION, app.zone_offer.on_press)  # the time zone offered under a first reminder
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
+    router.press(HOW_ACTION, welcome.on_how)
+    router.press(ZONE_ACTION, welcome.on_zone)
     router.press(SAVE_OFFER_ACTION, app.answers.on_save_press)  # "Save" under a statement, without a model
 
     # periodic jobs (reminder delivery adds its own sweep)

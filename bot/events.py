@@ -112,6 +112,9 @@ class Outgoing:
     - `pointer`: for a private message to a group chat, what the group is told when the person
       cannot be reached privately (never the text itself); empty: the adapter's own words.
     - `no_preview`: the platform shows no preview of links in the text.
+    - `markdown`: the text is the model's Markdown, to be shown formatted where the platform can
+      (Telegram entities, Discord as it is, the terminal as plain text). False (the default):
+      shown exactly as written, so memory text and quoted facts never turn into formatting.
     """
 
     text: str = ""
@@ -122,6 +125,7 @@ class Outgoing:
     notice: str | None = None
     pointer: str = ""
     no_preview: bool = False  # no link preview (a one-time login link must not be fetched for one)
+    markdown: bool = False
 
     @property
     def all_buttons(self) -> list[Button]:

@@ -50,7 +50,11 @@ async def describe_save(core: Core, turn: Turn, result: RememberResult, *, prefi
         question = await conflict_message(core, turn, result.conflict_id)
         if question is not None:
             return reply(turn, text + "\n\n" + question.text, buttons=question.buttons)
-    return reply(turn, text)
+    if result.action_id is None:
+        return reply(turn, text)
+    # every save can be taken back from where it was confirmed, not only by typing /undo
+    undo = await core.buttons.issue(turn.owner_id, [[ButtonSpec("Undo", "undo", {"action_id": result.action_id})]])
+    return reply(turn, text, buttons=undo)
 
 
 async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing | None:

@@ -225,7 +225,7 @@ async def on_export(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> 
     return [
         reply(
             turn,
-            f"Here is everything I hold about you ({count} memories). Keep it somewhere safe; /import restores it.",
+            f"Here is everything I hold about you ({render.count(count, 'memory', 'memories')}). Keep it somewhere safe; /import restores it.",
             file=Attachment(name, data, "application/json"),
         )
     ]

@@ -63,6 +63,7 @@ from bot.when.zones import as_utc, format_local, local_to_utc, zone_info
 log = logging.getLogger(__name__)
 
 PRESS_ACTION = "reminder"
+LIST_BUTTONS_PER_ROW = 4
 SNOOZE_CHOICES = ((10, "Snooze 10 min"), (60, "Snooze 1 h"))
 MAX_LISTED = 25
 MAX_TEXT = 1000
@@ -392,11 +393,13 @@ class ReminderCommands:
         each naming its reminder. One press uses up the list's buttons: the list is replaced by
         what happened (never renumbered under the person's fingers); /reminders shows it anew."""
         items = await self.service.upcoming(turn.owner_id)
-        rows = []
+        specs = []
         for n, r in enumerate(items[:MAX_LISTED], 1):
             verb = "Stop" if r.recurrence else "Cancel"
-            rows.append([ButtonSpec(f"{verb} {n}", PRESS_ACTION, {"op": "cancel", "id": r.id},
-                                    detail=f"{verb} {render.quote(r.text, 60)}")])
+            specs.append(ButtonSpec(f"{verb} {n}", PRESS_ACTION, {"op": "cancel", "id": r.id},
+                                    detail=f"{verb} {render.quote(r.text, 60)}"))
+        # a few to a row (the labels are short), not one full-width row each
+        rows = [specs[i : i + LIST_BUTTONS_PER_ROW] for i in range(0, len(specs), LIST_BUTTONS_PER_ROW)]
         buttons = await core.buttons.issue(turn.owner_id, rows) if rows else ()
         return reply(turn, list_text(items), buttons=buttons)
 

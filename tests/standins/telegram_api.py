@@ -19,7 +19,8 @@ What it speaks (the real formats):
   getUpdates answers 409 until deleteWebhook.
 
 Known simplifications (documented, not hidden): plain-http webhook URLs are accepted (Telegram
-requires https); Markdown parse modes are refused with 400 (HTML is parsed and validated);
+requires https); Markdown parse modes are refused with 400 (HTML is parsed and validated, and
+so are `entities`: bounds, nesting, code that contains nothing, http(s) links);
 callback queries never expire; group membership and privacy mode are not modelled (the bot
 receives every group message, the worst case for an adapter's filtering); faults are injected
 before a request is processed, so a faulted sendMessage was never delivered.
@@ -138,6 +139,19 @@ class BotMessage:
     edit_count: int = 0
     history: list[str | None] = field(default_factory=list)  # earlier texts, oldest first
     deleted: bool = False
+    entities: list[dict[str, Any]] = field(default_factory=list)  # as sent (validated)
+
+    def entity_texts(self) -> list[tuple[str, str]]:
+        """(type, the text it covers) for each entity, in order: what a person sees formatted."""
+        text = self.body
+        units = text.encode("utf-16-le")
+        return [
+            (
+                e["type"],
+                units[2 * e["offset"] : 2 * (e["offset"] + e["length"])].decode("utf-16-le"),
+            )
+            for e in self.entities
+        ]
 
     @property
     def buttons(self) -> list[list[tuple[str, str | None]]]:
@@ -219,6 +233,8 @@ class TelegramStandIn:
         self.reactions: dict[tuple[int, int], list[str]] = {}
         self.deleted_user_messages: set[tuple[int, int]] = set()
         self.may_delete: set[int] = set()  # groups where the bot is an admin allowed to delete
+        self.description = ""  # "What can this bot do?" before Start
+        self.short_description = ""
         self._faults: dict[str, deque[_Fault]] = defaultdict(deque)
         self._waiters: list[asyncio.Future[None]] = []
 
@@ -241,6 +257,8 @@ class TelegramStandIn:
             "deletemycommands": self._delete_my_commands,
             "senddocument": self._send_document,
             "sendchataction": self._send_chat_action,
+            "setmydescription": self._set_my_description,
+            "setmyshortdescription": self._set_my_short_description,
             "getfile": self._get_file,
             "setchatmenubutton": self._set_chat_menu_button,
         }
@@ -669,6 +687,8 @@ class TelegramStandIn:
         }
         if m.text is not None:
             out["text"] = m.text
+            if m.entities:
+                out["entities"] = m.entities
         if m.document is not None:
             out["document"] = {
                 "file_id": m.document.file_id,
@@ -933,6 +953,7 @@ class TelegramStandIn:
         chat = self._target_chat(params)
         parse_mode = params.get("parse_mode") or None
         text = _render_text(str(params.get("text") or ""), parse_mode, MAX_TEXT_UTF16, "text")
+        entities = _entities(params, text)
         markup = _reply_markup(params)
         reply_to = self._reply_to(chat["id"], params)
         msg = BotMessage(
@@ -940,6 +961,7 @@ class TelegramStandIn:
             message_id=self._new_message_id(chat["id"]),
             date=int(time.time()),
             text=text,
+            entities=entities,
             parse_mode=parse_mode,
             reply_markup=markup,
             reply_to_message_id=reply_to,
@@ -999,9 +1021,10 @@ class TelegramStandIn:
             raise ApiError(400, "Bad Request: there is no text in the message to edit")
         parse_mode = params.get("parse_mode") or None
         text = _render_text(str(params.get("text") or ""), parse_mode, MAX_TEXT_UTF16, "text")
+        entities = _entities(params, text)
         # Like Telegram: an edit without reply_markup removes the inline keyboard.
         markup = _reply_markup(params)
-        if text == msg.text and markup == msg.reply_markup:
+        if text == msg.text and markup == msg.reply_markup and entities == msg.entities:
             raise ApiError(
                 400,
                 "Bad Request: message is not modified: specified new message content and reply "
@@ -1009,6 +1032,7 @@ class TelegramStandIn:
             )
         msg.history.append(msg.text)
         msg.text, msg.reply_markup, msg.parse_mode = text, markup, parse_mode
+        msg.entities = entities
         msg.edit_count += 1
         return self._bot_message_json(msg)
 
@@ -1111,6 +1135,25 @@ class TelegramStandIn:
     def default_commands(self) -> list[dict[str, str]]:
         """The command menu set for the default scope and language."""
         return self.commands.get(self._scope_key({}), [])
+
+    def _set_my_description(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        text = str(params.get("description") or "")
+        if len(text) > 512:
+            raise ApiError(400, "Bad Request: description is too long")
+        self.description = text
+        return True
+
+    def _set_my_short_description(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        text = str(params.get("short_description") or "")
+        if len(text) > 120:
+            raise ApiError(400, "Bad Request: short description is too long")
+        self.short_description = text
+        return True
+
+    @property
+    def group_commands(self) -> list[dict[str, str]]:
+        """The command menu set for all group chats (scope all_group_chats)."""
+        return self.commands.get(self._scope_key({"scope": {"type": "all_group_chats"}}), [])
 
     def _send_chat_action(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
         chat = self._target_chat(params)
@@ -1236,6 +1279,54 @@ _HTML_TAGS = frozenset(
 )
 _HTML_TOKEN = re.compile(r"<(/?)([a-zA-Z-]+)((?:\s+[a-zA-Z-]+(?:=\"[^\"]*\"|='[^']*')?)*)\s*>")
 _HTML_ENTITY = re.compile(r"&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);")
+
+
+# Telegram's nesting rules for entities sent with a message (Bot API, "MessageEntity"): two
+# entities either do not share a character or one contains the other; the styles may contain and
+# be part of anything but code and pre; blockquotes do not nest; the other kinds contain nothing.
+_STYLE_ENTITIES = frozenset({"bold", "italic", "underline", "strikethrough", "spoiler"})
+_OTHER_ENTITIES = frozenset({
+    "code", "pre", "text_link", "text_mention", "blockquote", "expandable_blockquote", "mention",
+    "hashtag", "cashtag", "bot_command", "url", "email", "phone_number", "custom_emoji",
+})
+
+
+def _entities(params: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """The entities sent with a text, checked as Telegram checks them; refused with 400."""
+    raw = _json_value(params.get("entities"))
+    if raw in (None, "", []):
+        return []
+    if params.get("parse_mode"):
+        raise ApiError(400, "Bad Request: entities and parse_mode can't be used together")
+    if not isinstance(raw, list):
+        raise ApiError(400, "Bad Request: can't parse entities JSON object")
+    size = utf16_len(text)
+    out: list[dict[str, Any]] = []
+    for e in raw:
+        kind, offset, length = e.get("type"), e.get("offset"), e.get("length")
+        if kind not in _STYLE_ENTITIES | _OTHER_ENTITIES:
+            raise ApiError(400, f"Bad Request: can't parse entities: unknown type {kind!r}")
+        if not isinstance(offset, int) or not isinstance(length, int) or offset < 0 or length < 1:
+            raise ApiError(400, "Bad Request: can't parse entities: bad offset or length")
+        if offset + length > size:
+            raise ApiError(400, "Bad Request: can't parse entities: entity beyond the end of text")
+        if kind == "text_link" and not str(e.get("url", "")).startswith(("http://", "https://", "tg://")):
+            raise ApiError(400, "Bad Request: can't parse entities: wrong HTTP URL")
+        out.append({k: v for k, v in e.items() if k in ("type", "offset", "length", "url", "language")})
+    for i, a in enumerate(out):
+        for b in out[i + 1 :]:
+            a0, a1 = a["offset"], a["offset"] + a["length"]
+            b0, b1 = b["offset"], b["offset"] + b["length"]
+            if a1 <= b0 or b1 <= a0:
+                continue
+            if not ((a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)):
+                raise ApiError(400, "Bad Request: can't parse entities: entities overlap")
+            kinds = {a["type"], b["type"]}
+            if kinds & {"code", "pre"}:
+                raise ApiError(400, "Bad Request: can't parse entities: code can't contain entities")
+            if kinds <= _OTHER_ENTITIES:
+                raise ApiError(400, f"Bad Request: can't parse entities: {sorted(kinds)} can't be nested")
+    return out
 
 
 def _render_text(raw: str, parse_mode: str | None, limit: int, what: str) -> str:

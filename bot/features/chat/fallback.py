@@ -36,6 +36,14 @@ from bot.storage.models import Source, utcnow
 GROUP_WITHOUT_MODEL = ("In a group I only answer with the language model, which isn't available right "
                        "now; ask me in a private chat, where I answer from what you told me.")
 NO_MODEL = "(The language model isn't available right now, so I can only answer from what I remember.)"
+SLOW_NOTE = (
+    "(This is a quick answer from what I remember, because the language model is slow right now. "
+    "I'll replace it with the model's answer if that comes.)"
+)
+SLOW_FOLLOW_NOTE = (
+    "(This is a quick answer from what I remember, because the language model is slow right now. "
+    "I'll send the model's answer too if it comes.)"
+)
 SAVE_ACTION = "save_offer"
 HINT = (
     "Without the language model I can't chat, but I can remember things for you: "
@@ -56,6 +64,10 @@ def fallback_note(reason: str) -> str:
         )
     if reason == "timeout":
         return "(The language model is too slow right now, so I can only answer from what I remember.)"
+    if reason == "slow":  # the model may still answer: this message is replaced when it does
+        return SLOW_NOTE
+    if reason == "slow_follow":  # ... or followed, where there was no message to replace
+        return SLOW_FOLLOW_NOTE
     return NO_MODEL
 
 
