@@ -39,7 +39,8 @@ from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, 
 from bot.features.timezones import PRESS_ACTION as ZONE_ACTION
 from bot.features.timezones import ZoneOffer
 from bot.features.tidy import Curator, purge_deleted
-from bot.features.welcome import HOW_ACTION, ZONE_ACTION, Welcome
+from bot.features.welcome import HOW_ACTION, Welcome
+from bot.features.welcome import ZONE_ACTION as START_ZONE_ACTION
 from bot.llm.client import LLM
 from bot.memory import MemoryService
 from bot.memory.embeddings.encoder import build_embedder
@@ -310,7 +311,7 @@ def wire(app: App) -> None:
 
     # /commands without arguments
     router.command("help", mem.on_help)
-    welcome = Welcome(lambda: app.llm is not None and app.llm.available, mem.on_timezone)
+    welcome = Welcome(lambda: app.llm is not None and app.llm.available, app.zone_offer.on_ask)
     router.command("start", welcome.on_start)
     router.command("undo", mem.UndoCommand(app.reminders.after_undo).on_undo)
     router.command("export", mem.on_export)
@@ -340,7 +341,7 @@ def wire(app: App) -> None:
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
     router.press(HOW_ACTION, welcome.on_how)
-    router.press(ZONE_ACTION, welcome.on_zone)
+    router.press(START_ZONE_ACTION, welcome.on_zone)
     router.press(SAVE_OFFER_ACTION, app.answers.on_save_press)  # "Save" under a statement, without a model
 
     # periodic jobs (reminder delivery adds its own sweep)

@@ -11,6 +11,7 @@ to move them to the same clock time in the new zone (docs/ARCHITECTURE.md sectio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bot.core import render
@@ -38,6 +39,14 @@ def offer_text(used: str) -> str:
     return (
         f"I read that time in {used}, because I don't know your time zone yet. "
         f"If that isn't your time, tap your zone below, or type your city (e.g. “Rome”) "
+        f"or your UTC offset (e.g. “UTC+2”)."
+    )
+
+
+def ask_text(used: str) -> str:
+    """The offer asked for on its own (/start's Set my time zone), with no reminder to explain."""
+    return (
+        f"Your reminders use {used}. Tap your zone below, or type your city (e.g. “Rome”) "
         f"or your UTC offset (e.g. “UTC+2”)."
     )
 
@@ -76,7 +85,10 @@ class ZoneOffer:
         text, rows = await self.offer(core, turn, locale, view.id)
         return "\n\n" + text, rows
 
-    async def offer(self, core: Core, turn: Turn, locale: str = "", reminder_id: int | None = None) -> tuple[str, Rows]:
+    async def offer(
+        self, core: Core, turn: Turn, locale: str = "", reminder_id: int | None = None,
+        text_of: Callable[[str], str] = offer_text,
+    ) -> tuple[str, Rows]:
         """Likely zones as buttons (two a row), Keep <default>, and the next message as a city."""
         used = await core.memory.timezone_of(turn.owner_id)
         zones = [z for z in likely_zones(locale) if z != used]
@@ -86,11 +98,11 @@ class ZoneOffer:
                                 detail=f"My time zone is {used}"))
         rows = await core.buttons.issue(turn.owner_id, [specs[i:i + 2] for i in range(0, len(specs), 2)])
         self._expect_answer(core, turn)
-        return offer_text(used), rows
+        return text_of(used), rows
 
     async def on_ask(self, core: Core, turn: Turn, locale: str = "") -> Outgoing:
         """The offer on its own (a "Set my time zone" button elsewhere)."""
-        text, rows = await self.offer(core, turn, locale)
+        text, rows = await self.offer(core, turn, locale, text_of=ask_text)
         return reply(turn, text, buttons=rows)
 
     def _expect_answer(self, core: Core, turn: Turn) -> None:

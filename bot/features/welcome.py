@@ -17,7 +17,7 @@ from bot.core.turn import Turn
 from bot.events import ButtonPress, Incoming, Outgoing
 
 HOW_ACTION = "how_memory"
-ZONE_ACTION = "set_timezone"
+ZONE_ACTION = "start_zone"
 
 HOW_MEMORY_WORKS = """How my memory works:
 • I save what you ask me to (remember: …), and with a model I may note a fact from our chat; I tell you each time, with Undo.
@@ -25,7 +25,7 @@ HOW_MEMORY_WORKS = """How my memory works:
 • /memories shows everything with numbers; /forget, /edit and /undo change it.
 • Your memories are yours: I never show them in a group, and /export or /forget_me take everything with you or delete it."""
 
-TimezoneFlow = Callable[[Core, Turn, c.Timezone, Incoming], Awaitable[list[Outgoing]]]
+ZoneAsk = Callable[[Core, Turn, str], Awaitable[Outgoing]]
 
 
 def greeting(name: str, *, model: bool, timezone: str) -> str:
@@ -52,11 +52,12 @@ def greeting(name: str, *, model: bool, timezone: str) -> str:
 
 class Welcome:
     """/start and its buttons. `model` says whether a language model is connected now;
-    `timezone` is the /timezone flow, which the Set my time zone button opens."""
+    `ask_zone` offers likely zones as buttons and takes a typed city (the offer a first reminder
+    makes), which the Set my time zone button opens."""
 
-    def __init__(self, model: Callable[[], bool], timezone: TimezoneFlow) -> None:
+    def __init__(self, model: Callable[[], bool], ask_zone: ZoneAsk) -> None:
         self.model = model
-        self.timezone = timezone
+        self.ask_zone = ask_zone
 
     async def on_start(self, core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:
         tz = await core.memory.timezone_of(turn.owner_id)
@@ -71,8 +72,4 @@ class Welcome:
         return [reply(turn, HOW_MEMORY_WORKS)]
 
     async def on_zone(self, core: Core, turn: Turn, claim: Claim, press: ButtonPress) -> list[Outgoing]:
-        asked = Incoming(
-            platform=press.platform, chat_id=press.chat_id, user_id=press.user_id, text="/timezone",
-            display_name=press.display_name, is_group=press.is_group, message_id=press.message_id,
-        )
-        return await self.timezone(core, turn, c.Timezone(None), asked)
+        return [await self.ask_zone(core, turn, "")]

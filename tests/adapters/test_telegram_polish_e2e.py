@@ -264,9 +264,10 @@ async def test_first_contact_greets_by_name_and_sets_the_bots_card_and_menus(bot
     await bot.press(ALICE, ALICE, hello, "How memory works")
     [how] = (await bot.tg.wait_for_sent(ALICE, before + 1))[before:]
     assert how.body.startswith("How my memory works:\n• I save what you ask me to")
-    await bot.press(ALICE, ALICE, hello, "Set my time zone")  # the /timezone flow, as on main
+    await bot.press(ALICE, ALICE, hello, "Set my time zone")  # the zone offer of a first reminder
     [zone] = (await bot.tg.wait_for_sent(ALICE, before + 2))[before + 1 :]
-    assert zone.body == "Your time zone is UTC. Change it with /timezone <zone>, e.g. /timezone Europe/Paris."
+    assert zone.body.startswith("Your reminders use UTC. Tap your zone below, or type your city")
+    assert labels(zone)[-1][-1] == "Keep UTC"
 
     [helped] = await bot.say(ALICE, ALICE, "/help")
     assert helped.body == render.HELP
