@@ -97,6 +97,39 @@ DIETS = (
     r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian)"
 )
 
+# Places people work at: "I wait tables at a steakhouse", "I fly planes for an airline". What
+# one does at one of them is a job, unless the verb is a pastime or an errand (LEISURE_VERBS).
+WORKPLACES = (
+    r"(?:firm|company|corporation|hospital|clinic|surgery|salon|barbershop|barber shop|"
+    r"restaurant|steakhouse|diner|cafe|coffee shop|bank|startup|start up|airline|factory|"
+    r"store|shop|supermarket|grocery|office|garage|bakery|bar|pub|hotel|warehouse|plant|agency|"
+    r"library|university|college|school|daycare|nursing home|care home|dealership|lab|"
+    r"laboratory|newspaper|magazine|mill|mine|call center|call centre|pharmacy|hospice|"
+    r"kitchen|nonprofit|charity|ministry|department|council|court|prison|jail|station|"
+    r"newsroom|studio|gallery|museum|zoo|casino|gym|spa|site|yard|port|airport)s?"
+)
+# First words of a clause that make "<verb> ... at <workplace>" something other than a job:
+# pastimes, errands, states and other people ("I play darts at the pub", "I met him at a bar").
+LEISURE_VERBS = (
+    r"(?:go|goes|going|went|gone|play|played|playing|volunteer|volunteered|volunteering|eat|ate|"
+    r"eating|drink|drank|shop|shopped|shopping|swim|swam|hang|hung|meet|met|study|studied|"
+    r"studying|learn|learned|learnt|pray|sing|sang|dance|danced|read|relax|sit|sat|spend|spent|"
+    r"live|lived|stay|stayed|lift|climb|run|ran|train|watch|watched|visit|visited|love|like|"
+    r"enjoy|hate|bank|park|parked|worship|am|was|were|is|are|be|been|have|had|has|get|got|buy|"
+    r"bought|order|ordered|grab|take|took|see|saw|listen|sleep|slept|walk|walked|bike|ride|rode|"
+    r"hike|chill|party|drop|dropped|pick|picked|also|would|will|can|could|should|used|married|"
+    r"marry|dated|date|celebrate|celebrated|shoot|bowl|skate|ski|dine|dined|lunch|exercise|"
+    r"work ?out|workout|do not|did|never|always|sometimes|often|usually|recently|once|grew|grow up|"
+    r"was raised|stood|wait for|waited for|queue|queued|pay|paid|my|his|her|their|our|your|the|"
+    r"a|an|i|we|he|she|they|you|it|this|that|there|mom|dad|brother|sister|wife|husband|friend|"
+    r"send|sent|call|called|text|texted|find|found|look|looked|keep my|left|leave|lost|lose|"
+    r"quit|retired|moved|move|started|joined)"
+)
+TRANSIT = (
+    r"(?:bus|buses|train|trains|subway|tube|metro|tram|underground|public transport|"
+    r"public transportation|transit|bike|bicycle|my bike|my bicycle)"
+)
+
 # Words that make a clause a wish or a dream rather than a fact.
 WISH = re.compile(
     r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|hoping|dream|dreams|dreaming|would|someday|"
@@ -117,7 +150,7 @@ PROFESSIONS: frozenset[str] = frozenset(
     illustrator inspector instructor intern interpreter investor janitor jeweler journalist judge
     landlord landscaper lawyer lecturer librarian lifeguard locksmith machinist maid manager
     mechanic midwife miner minister model musician nanny nurse officer optician optometrist painter
-    paralegal paramedic pastor pharmacist photographer physician physicist physiotherapist pilot
+    paralegal paramedic pastor pharmacist photographer physician rn physicist physiotherapist pilot
     plumber poet policeman policewoman politician postman mailman priest principal producer
     professor programmer psychiatrist psychologist publisher rabbi rancher realtor receptionist
     recruiter reporter researcher salesman saleswoman salesperson scientist secretary senator
@@ -280,7 +313,7 @@ _DIET_VALUES: tuple[tuple[str, str], ...] = (
     (r"^no (?:animal products|meat or fish|dairy)|\b(?:vegan|plant based)\b", "vegan"),
     (r"^no (?:red )?meat|\b(?:vegetarian|veggie|lacto|ovo)\b", "vegetarian"),
     (r"\b(?:pescatarian|pescetarian|fish)\b", "pescatarian"),
-    (r"\b(?:omnivore|carnivore|meat|everything|anything|animal products)\b", "omnivore"),
+    (r"\b(?:omnivore|carnivore|meat|everything|anything|whatever|animal products)\b", "omnivore"),
 )
 
 
@@ -309,8 +342,8 @@ SLOTS: dict[str, SlotRule] = {
             r"\bi am (?P<value>self employed|unemployed|jobless|between jobs|out of work|"
             r"job hunting|job searching|on disability|a stay at home (?:mom|dad|parent|mother|"
             r"father|wife|husband))\b",
-            rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired|laid off|fired|let go|"
-            rf"made redundant)\b",
+            rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired(?! (?:to|out to)\b)|"
+            rf"laid off|fired|let go|made redundant)\b",
             rf"{S}{A}(?P<neg>retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
             rf"(?:\w+ )?(?:job|work|career|position)\b",
             rf"{S}{A}(?P<neg>do not|no longer|can not) (?:work|have a job)\b(?! (?:as|at|for|in|on)\b)",
@@ -329,6 +362,16 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:am|serve|served|have served|work|am serving) in the (?P<value>army|navy|"
             rf"air force|marines|marine corps|military|coast guard|national guard|police|"
             rf"police force|fire department)\b",
+            # what one does at a workplace: "I wait tables at a steakhouse", "I fly planes for an
+            # airline"
+            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in) "
+            rf"(?:a|an|the|my|our|one|this|that|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
+            # a parent at home: "I stay home with my three kids" (one value with "a stay at home mom")
+            (rf"{S}{A}stay (?:at )?home with (?:my|our|the) (?:\w+ )?(?:kids|children|baby|babies|"
+             rf"son|sons|daughter|daughters|twins|boys|girls|little ones)\b", "stay at home"),
+            (rf"{S}{A}(?!{LEISURE_VERBS}\b)[a-z]+ (?:[a-z]+ )?on (?:my|our|a|an|the|the family|"
+             rf"my family|our family) (?:[a-z]+ ){{0,2}}?(?:farm|ranch|orchard|vineyard)\b",
+             "farmer"),
             rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
@@ -355,11 +398,13 @@ SLOTS: dict[str, SlotRule] = {
     "residence": SlotRule(
         patterns=(
             rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
-            rf"are based|am settled|am staying|now live|stay) (?:(?:with|near) [a-z ]*? )?"
+            rf"are based|am settled|am staying|now live|stay|am stationed|are stationed|"
+            rf"have been stationed|was just stationed) (?:(?:with|near) [a-z ]*? )?"
             rf"(?:in|on|at|near|by|close to|next to|outside of|outside|just outside|is) "
             rf"(?P<value>[^,;]+)",
             rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
-            rf"am relocating|moved back|have moved back) (?:back )?(?:from [a-z ]+? )?"
+            rf"am relocating|moved back|have moved back|retired|have retired|are retiring|"
+            rf"am retiring) (?:back )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
             r"\bmy (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
             # the value first: "Berlin is where I live now", "Dublin is home", "Rome is my home"
@@ -413,6 +458,12 @@ SLOTS: dict[str, SlotRule] = {
             rf"a|have not got) (?:had |been in |been |got )?(?:a |an |any )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend|partner|wife|husband|spouse)\b",
             r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
+            # a loss of a spouse: "I lost my wife", "my husband passed away", "my late wife"
+            (rf"{S}{A}lost my (?:(?:dear|beloved|dear|sweet|lovely) )?(?:wife|husband|spouse|partner)"
+             rf"\b", "widowed"),
+            (r"\b(?:my|our) (?:(?:dear|beloved|sweet|lovely) )?(?:wife|husband|spouse|partner) "
+             r"(?:(?:sadly|suddenly) )?(?:passed away|passed on|passed|died)\b", "widowed"),
+            (r"\bmy late (?:wife|husband|spouse|partner)\b", "widowed"),
             r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
         ),
         negative_value="single",
@@ -442,6 +493,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
             rf"any|do not have any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
             r"(?:^|, |\band |\bbut )(?P<neg>no) (?:car|vehicle)\b",  # "I bike everywhere, no car"
+            # how one always gets about, when it is not a car: "I take the train everywhere"
+            (rf"{S}{A}(?:take|ride|use|catch|get) (?:the |a )?{TRANSIT} everywhere\b", "none"),
+            (rf"{S}{A}(?:walk|bike|cycle|bicycle|skate|scooter) everywhere\b", "none"),
+            (rf"{S}{A}get (?:around|about) (?:by|on) (?:foot|{TRANSIT})\b", "none"),
         ),
         negative_value="none",
         reject_values=(
@@ -464,7 +519,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:eat|cook|live) (?:a |an )?(?:strictly |only |mostly )?(?P<value>vegan|vegetarian|"
             rf"plant based|pescatarian|kosher|halal)\b",
             rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
-            rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|animal products)\b",
+            rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|whatever|animal products)"
+            rf"\b",
         ),
         reject_values=r"^(?:healthy|balanced|good|bad|normal|strict|regular|varied|poor) $",
         canonical=lambda value: _canonical_from(value, _DIET_VALUES),
