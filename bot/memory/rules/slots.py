@@ -289,6 +289,8 @@ def _canonical_from(value: str, table: tuple[tuple[str, str], ...]) -> str:
 _RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
     (r"^(?:no |single|not )", "single"),
     (r"\b(?:widow|widower|widowed|late (?:wife|husband|partner))\b", "widowed"),
+    # after a break-up one is single; a marriage that ends is a separation
+    (r"^(?:broke up|split up|dumped)\b", "single"),
     (r"\b(?:ex|divorced?|separated|broke up|split|left my|dumped)\b", "separated"),
     (r"\b(?:engaged|fiance|fiancee)\b", "engaged"),
     (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced)\b", "married"),
@@ -451,6 +453,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"engaged|divorced|divorce|separated|hitched)\b",
             rf"{S}{A}(?P<value>married|divorced|broke up|split up|separated|split from|"
             rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
+            rf"{S}{A}(?:got|was|have been|have got) (?P<value>dumped)\b",
             rf"{S}{A}(?:have|have got|got) (?:a|an) (?:new )?(?P<value>{PARTNER})\b",
             rf"{S}{A}have (?:had|been in|been) (?:a )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend)\b",

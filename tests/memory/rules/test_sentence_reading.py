@@ -142,3 +142,19 @@ def test_a_parent_at_home_is_a_job_and_not_a_count_of_children() -> None:
     assert verdict("i stay home with my two boys.", "I have two boys.").nominations == ()
     same = verdict("I'm a stay at home dad.", "I stay at home with the kids.")
     assert same.duplicate_of is not None or same.nominations[0].verdict == VERDICT_SAME
+
+
+BREAK_UPS = [
+    ("I'm single.", "We split up last month.", VERDICT_SAME),
+    ("I have no girlfriend.", "I broke up with her in June.", VERDICT_SAME),
+    ("I have a boyfriend.", "We broke up.", VERDICT_CHANGE),
+    ("I'm engaged.", "I got dumped last week.", VERDICT_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), BREAK_UPS)
+def test_after_a_break_up_one_is_single(old: str, new: str, expected: str) -> None:
+    result = verdict(old, new)
+    if expected == VERDICT_SAME and result.duplicate_of is not None:
+        return
+    assert result.nominations and result.nominations[0].verdict == expected, result
