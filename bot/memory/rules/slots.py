@@ -150,7 +150,7 @@ PROFESSIONS: frozenset[str] = frozenset(
     illustrator inspector instructor intern interpreter investor janitor jeweler journalist judge
     landlord landscaper lawyer lecturer librarian lifeguard locksmith machinist maid manager
     mechanic midwife miner minister model musician nanny nurse officer optician optometrist painter
-    paralegal paramedic pastor pharmacist photographer physician rn physicist physiotherapist pilot
+    paralegal paramedic pastor pharmacist photographer physician rn aide rep physicist physiotherapist pilot
     plumber poet policeman policewoman politician postman mailman priest principal producer
     professor programmer psychiatrist psychologist publisher rabbi rancher realtor receptionist
     recruiter reporter researcher salesman saleswoman salesperson scientist secretary senator
@@ -357,7 +357,18 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?P<value>job)\b(?! interview| offer| fair| application)",
             r"\bmy (?:current |new |day |main |full time |regular )?(?:job|profession|occupation|"
             r"career) (?:is|as|at) (?P<value>[^,;]+)",
-            r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,2}?) for a living\b",
+            r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,5}?) for a living\b",
+            # a living earned some way: "I make a living selling paintings"
+            rf"{S}{A}(?:make|earn) (?:a|my|our) living (?:by )?(?P<value>[a-z]+ing(?: [a-z]+){{0,3}})",
+            rf"{S}{A}(?:make|earn) (?:my |our )?money (?:by )?(?P<value>[a-z]+ing(?: [a-z]+){{0,3}})",
+            # hired somewhere, in charge of something at work, managing a workplace
+            rf"{S}{A}(?:got|was|have been|just got) hired (?:at|by|as) (?P<value>[^,;]+)",
+            rf"\bi am (?:in charge of|responsible for|the head of|head of) (?P<value>[a-z ]+?) "
+            rf"(?:at|for|in) (?:a|an|the|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
+            rf"{S}{A}(?:manage|run|own) (?:a|an|the|my|our) (?:[a-z]+ ){{0,2}}?(?P<value>{WORKPLACES})\b",
+            (rf"\bi am the (?P<value>[a-z ]+?)(?= (?:at|for|in|of) )", is_profession),
+            rf"{S}{A}work (?P<value>retail|construction|security|sales|hospitality|maintenance|"
+            rf"customer service|admin|in it)\b",
             rf"{S}{A}(?:own|run|have|started|founded|opened) (?:my own|our own|a|an) "
             rf"(?:small |own |little |family )*(?P<value>business|company|restaurant|shop|store|"
             rf"bakery|cafe|salon|firm|practice|startup|start up|agency|consultancy)\b",
@@ -408,14 +419,33 @@ SLOTS: dict[str, SlotRule] = {
             rf"am relocating|moved back|have moved back|retired|have retired|are retiring|"
             rf"am retiring) (?:back )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
-            r"\bmy (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
+            r"\b(?:my|our) (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
+            # the adverb after the auxiliary: "I'm currently living in Mexico"
+            rf"\b(?:i|we) (?:am|are|have been|was|were) {A}(?:(?:currently|temporarily|happily) )?"
+            rf"(?:living|staying|based|settled|stationed) (?:abroad |overseas |out )?(?:in|on|at|near) "
+            rf"(?P<value>[^,;]+)",
+            # where one has been for a while: "I've been in Amsterdam for two years now"
+            r"\b(?:i|we) have (?:now )?been (?:living )?in (?P<value>(?!(?:the|a|an|my|our|bed|"
+            r"hospital|jail|prison|love|trouble|charge|touch|pain)\b)[a-z][a-z ]{1,30}?) (?:for "
+            r"(?:[a-z0-9]+ ){0,3}?(?:years?|months?|decades?|ages|a while|a long time)|since (?:\d{4}|"
+            r"i was|we were|childhood))\b",
+            # settling, going back home: "We settled in Denver", "I moved back home to Ohio"
+            rf"{S}{A}(?:settled|have settled|settled down|have settled down) (?:down )?(?:in|on|near) "
+            rf"(?P<value>[^,;]+)",
+            rf"{S}{A}(?:moved|have moved|went|came|am moving) back home to (?P<value>[^,;]+)",
+            # no preposition, or a direction before it: "I live downtown", "we live up north",
+            # "I live out in the country", "We live abroad"
+            rf"{S}{A}(?:live|am living|are living|have lived|reside) (?:up|down|out|over|back) "
+            rf"(?:in|on|at|near|by) (?P<value>[^,;]+)",
+            rf"{S}{A}(?:live|am living|are living|have lived|reside) (?P<value>(?:up |down |out |"
+            rf"back )?(?:north|south|east|west|downtown|uptown|abroad|overseas|upstate|inland))\b",
             # the value first: "Berlin is where I live now", "Dublin is home", "Rome is my home"
             r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|been|was|will be)"
             r" (?:now |still |currently |finally )?(?:where (?:i|we) (?:now )?(?:live|am living|"
             r"are living|reside|am based|are based|call home|have lived|have been living|stay)|"
             r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
             r"\b(?:i|we) (?:now )?call (?P<value>[a-z][a-z ]{1,40}?) (?:my |our )?home\b",
-            r"\bhome is (?:now )?(?:in )?(?P<value>[^,;]+)",
+            r"\bhome (?:for (?:me|us) )?is (?:now )?(?:in )?(?P<value>[^,;]+)",
             # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
             r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
             r"(?P<value>[a-z][a-z ]{1,30}?) (?:now|these days|nowadays)\b",
@@ -461,6 +491,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"a|have not got) (?:had |been in |been |got )?(?:a |an |any )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend|partner|wife|husband|spouse)\b",
             r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
+            rf"\b(?:i|we) (?:am|are) going through (?:a )?(?P<value>divorce|separation|break up)\b",
+            rf"{S}{A}(?:started|began|have started|am) (?P<value>dating|seeing) (?:someone|somebody|"
+            rf"a (?:guy|girl|man|woman|boy|lady|gal))\b",
+            rf"{S}{A}(?:started|began|have started) (?P<value>dating) (?:a|an)\b",
             # a loss of a spouse: "I lost my wife", "my husband passed away", "my late wife"
             (rf"{S}{A}lost my (?:(?:dear|beloved|dear|sweet|lovely) )?(?:wife|husband|spouse|partner)"
              rf"\b", "widowed"),
@@ -519,6 +553,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"dairy|red meat)\b",
             rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
             rf"diet\b",
+            rf"{S}{A}(?:eat|cook|live) (?:only |just |mostly )(?P<value>fish)(?: and (?:veg|veggies|"
+            rf"vegetables|plants))?\b",
+            rf"{S}{A}eat (?:a lot of |lots of |plenty of |tons of )(?P<value>meat)\b",
             rf"{S}{A}(?:eat|cook|live) (?:a |an )?(?:strictly |only |mostly )?(?P<value>vegan|vegetarian|"
             rf"plant based|pescatarian|kosher|halal)\b",
             rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
