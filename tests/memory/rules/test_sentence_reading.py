@@ -204,3 +204,31 @@ def test_and_what_they_are_not(text: str) -> None:
     assert not {m.slot for m in find_slots(text) if not m.hint} & {"residence", "job", "relationship"}, (
         find_slots(text)
     )
+
+
+TYPOS = [
+    ("detroit", "detriot", True),  # two neighbours swapped
+    ("london", "londn", True),  # one dropped
+    ("chicago", "chicagoo", True),  # one added
+    ("hamburg", "hamburh", True),  # one changed, in a long word
+    ("banker", "barker", False),  # one changed in a shorter word makes another word
+    ("paris", "paris", True),
+    ("bristol", "brighton", False),
+    ("boston", "austin", False),  # another first letter: another name
+    ("mainz", "maine", False),  # too short to call a slip
+    ("rome", "roma", False),  # short words: a slip makes other words
+]
+
+
+@pytest.mark.parametrize(("a", "b", "typo"), TYPOS)
+def test_a_typo_is_one_slip_in_a_long_word(a: str, b: str, typo: bool) -> None:
+    from bot.memory.rules.slots import is_typo_of
+
+    assert is_typo_of(a, b) is typo
+
+
+def test_the_same_city_misspelt_is_not_a_move() -> None:
+    result = verdict("I live in Detroit.", "i live in detriot now")
+    assert result.duplicate_of is not None or result.nominations[0].verdict == VERDICT_SAME
+    moved = verdict("I live in Boston.", "I live in Austin now.")
+    assert moved.nominations and moved.nominations[0].verdict == VERDICT_CHANGE
