@@ -951,9 +951,10 @@ def same_value(slot: str, a: str | None, b: str | None) -> bool | None:
 
 def is_typo_of(a: str, b: str) -> bool:
     """Whether two words differ by one slip of the keyboard (one letter added, dropped, changed,
-    or two neighbours swapped), in words long enough (6+ letters, 7+ for a changed letter) that such a slip does not make
-    another common word. Why: people type fast in chat, and the same city misspelt must not
-    be offered as a move ("Mark older as past" would retire the true fact)."""
+    or two neighbours swapped), in words long enough (6+ letters, 7+ for a changed letter) that
+    such a slip does not make another common word. Why: people type fast in chat, and the same
+    city misspelt must not be offered as a move ("Mark older as past" would retire the true
+    fact)."""
     if a == b:
         return True
     if max(len(a), len(b)) < 6 or abs(len(a) - len(b)) > 1 or not (a.isalpha() and b.isalpha()):
