@@ -3,12 +3,16 @@
 Why: the conflict rules must hold on personas and phrasings the team does not have, so they are
 tuned and checked on sentences written for this project (never taken from ConvAI2, Dialogue NLI or
 GettingToKnowYou, the sources of the dev file). Each fact carries its persona, its split
-("tune" or "heldout": disjoint personas), a relation and an object, the same way the dev file's
+("tune" or "heldout2": disjoint personas), a relation and an object, the same way the dev file's
 sentences carry Dialogue NLI triples; pairs are then made the way bench/data/README.md describes
 for the dev file, within one split only, so the held-out file shares no persona and no sentence
 with the tuning file.
 
-    python -m bench.invented_pairs            # rewrites both pair files (seeded: same output)
+The first held-out file (conflict_pairs_invented_heldout.jsonl, personas H01-H12) is kept as it
+was built and no longer rebuilt: once measured, its personas joined the tuning split, and
+H13-H24 (split "heldout2") are the held-out set now.
+
+    python -m bench.invented_pairs            # rewrites the tune and heldout2 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ SINGLE_VALUE = frozenset(
 SIZES = {
     "tune": {"slot_change": 480, "duplicate": 200, "unrelated_overlap": 200, "unrelated": 150,
              "multi_value": 200},
-    "heldout": {"slot_change": 160, "duplicate": 60, "unrelated_overlap": 80, "unrelated": 80,
-                "multi_value": 80},
+    "heldout2": {"slot_change": 160, "duplicate": 60, "unrelated_overlap": 80, "unrelated": 80,
+                 "multi_value": 80},
 }
 SEED = 15
 

@@ -335,6 +335,8 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
             lem = lemma(tok)
             nxt = window[j + 1] if j + 1 < len(window) else None
             plural = lem != tok
+            if plural and not explicit:
+                break  # "a children's hospital": an article counts one thing, never a plural
             np_end = nxt is None or nxt in STOP_WORDS or nxt[0].isdigit()
             if plural or np_end:
                 if lem not in _TIME_UNITS and lem not in GENERIC_WORDS and len(lem) > 1:
@@ -572,7 +574,8 @@ def is_near_duplicate(new_text: str, old_text: str, cosine: float | None = None)
 
 def _stated_slots(profile: _Profile) -> frozenset[str]:
     """The slots a text states outright. A text that states a slot ("I eat everything": a diet)
-    is not restated in more detail by one that does not ("I eat gelato every day")."""
+    is not restated in more detail by one that does not ("I eat gelato every day"), nor one that
+    does not by one that does ("I have two boys" / "I stay home with my two boys": a job)."""
     return frozenset(match.slot for match in profile.slots if not match.hint)
 
 
@@ -656,7 +659,7 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         and new.negated == prev.negated
         and (new.content - prev.content or new.numbers - prev.numbers)
         and _same_subject(new, prev)
-        and _stated_slots(prev) <= _stated_slots(new)
+        and _stated_slots(prev) == _stated_slots(new)
     ):
         return RULE_DETAILED, VERDICT_SAME
     if (
@@ -665,7 +668,7 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         and new.negated == prev.negated
         and (prev.content - new.content or prev.numbers - new.numbers)
         and _same_subject(new, prev)
-        and _stated_slots(new) <= _stated_slots(prev)
+        and _stated_slots(new) == _stated_slots(prev)
     ):
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:

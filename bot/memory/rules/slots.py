@@ -97,6 +97,39 @@ DIETS = (
     r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian)"
 )
 
+# Places people work at: "I wait tables at a steakhouse", "I fly planes for an airline". What
+# one does at one of them is a job, unless the verb is a pastime or an errand (LEISURE_VERBS).
+WORKPLACES = (
+    r"(?:firm|company|corporation|hospital|clinic|surgery|salon|barbershop|barber shop|"
+    r"restaurant|steakhouse|diner|cafe|coffee shop|bank|startup|start up|airline|factory|"
+    r"store|shop|supermarket|grocery|office|garage|bakery|bar|pub|hotel|warehouse|plant|agency|"
+    r"library|university|college|school|daycare|nursing home|care home|dealership|lab|"
+    r"laboratory|newspaper|magazine|mill|mine|call center|call centre|pharmacy|hospice|"
+    r"kitchen|nonprofit|charity|ministry|department|council|court|prison|jail|station|"
+    r"newsroom|studio|gallery|museum|zoo|casino|gym|spa|site|yard|port|airport)s?"
+)
+# First words of a clause that make "<verb> ... at <workplace>" something other than a job:
+# pastimes, errands, states and other people ("I play darts at the pub", "I met him at a bar").
+LEISURE_VERBS = (
+    r"(?:go|goes|going|went|gone|play|played|playing|volunteer|volunteered|volunteering|eat|ate|"
+    r"eating|drink|drank|shop|shopped|shopping|swim|swam|hang|hung|meet|met|study|studied|"
+    r"studying|learn|learned|learnt|pray|sing|sang|dance|danced|read|relax|sit|sat|spend|spent|"
+    r"live|lived|stay|stayed|lift|climb|run|ran|train|watch|watched|visit|visited|love|like|"
+    r"enjoy|hate|bank|park|parked|worship|am|was|were|is|are|be|been|have|had|has|get|got|buy|"
+    r"bought|order|ordered|grab|take|took|see|saw|listen|sleep|slept|walk|walked|bike|ride|rode|"
+    r"hike|chill|party|drop|dropped|pick|picked|also|would|will|can|could|should|used|married|"
+    r"marry|dated|date|celebrate|celebrated|shoot|bowl|skate|ski|dine|dined|lunch|exercise|"
+    r"work ?out|workout|do not|did|never|always|sometimes|often|usually|recently|once|grew|grow up|"
+    r"was raised|stood|wait for|waited for|queue|queued|pay|paid|my|his|her|their|our|your|the|"
+    r"a|an|i|we|he|she|they|you|it|this|that|there|mom|dad|brother|sister|wife|husband|friend|"
+    r"send|sent|call|called|text|texted|find|found|look|looked|keep my|left|leave|lost|lose|"
+    r"quit|retired|moved|move|started|joined)"
+)
+TRANSIT = (
+    r"(?:bus|buses|train|trains|subway|tube|metro|tram|underground|public transport|"
+    r"public transportation|transit|bike|bicycle|my bike|my bicycle)"
+)
+
 # Words that make a clause a wish or a dream rather than a fact.
 WISH = re.compile(
     r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|hoping|dream|dreams|dreaming|would|someday|"
@@ -117,7 +150,7 @@ PROFESSIONS: frozenset[str] = frozenset(
     illustrator inspector instructor intern interpreter investor janitor jeweler journalist judge
     landlord landscaper lawyer lecturer librarian lifeguard locksmith machinist maid manager
     mechanic midwife miner minister model musician nanny nurse officer optician optometrist painter
-    paralegal paramedic pastor pharmacist photographer physician physicist physiotherapist pilot
+    paralegal paramedic pastor pharmacist photographer physician rn aide rep physicist physiotherapist pilot
     plumber poet policeman policewoman politician postman mailman priest principal producer
     professor programmer psychiatrist psychologist publisher rabbi rancher realtor receptionist
     recruiter reporter researcher salesman saleswoman salesperson scientist secretary senator
@@ -256,6 +289,8 @@ def _canonical_from(value: str, table: tuple[tuple[str, str], ...]) -> str:
 _RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
     (r"^(?:no |single|not )", "single"),
     (r"\b(?:widow|widower|widowed|late (?:wife|husband|partner))\b", "widowed"),
+    # after a break-up one is single; a marriage that ends is a separation
+    (r"^(?:broke up|split up|dumped)\b", "single"),
     (r"\b(?:ex|divorced?|separated|broke up|split|left my|dumped)\b", "separated"),
     (r"\b(?:engaged|fiance|fiancee)\b", "engaged"),
     (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced)\b", "married"),
@@ -280,7 +315,7 @@ _DIET_VALUES: tuple[tuple[str, str], ...] = (
     (r"^no (?:animal products|meat or fish|dairy)|\b(?:vegan|plant based)\b", "vegan"),
     (r"^no (?:red )?meat|\b(?:vegetarian|veggie|lacto|ovo)\b", "vegetarian"),
     (r"\b(?:pescatarian|pescetarian|fish)\b", "pescatarian"),
-    (r"\b(?:omnivore|carnivore|meat|everything|anything|animal products)\b", "omnivore"),
+    (r"\b(?:omnivore|carnivore|meat|everything|anything|whatever|animal products)\b", "omnivore"),
 )
 
 
@@ -309,8 +344,8 @@ SLOTS: dict[str, SlotRule] = {
             r"\bi am (?P<value>self employed|unemployed|jobless|between jobs|out of work|"
             r"job hunting|job searching|on disability|a stay at home (?:mom|dad|parent|mother|"
             r"father|wife|husband))\b",
-            rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired|laid off|fired|let go|"
-            rf"made redundant)\b",
+            rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired(?! (?:to|out to)\b)|"
+            rf"laid off|fired|let go|made redundant)\b",
             rf"{S}{A}(?P<neg>retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
             rf"(?:\w+ )?(?:job|work|career|position)\b",
             rf"{S}{A}(?P<neg>do not|no longer|can not) (?:work|have a job)\b(?! (?:as|at|for|in|on)\b)",
@@ -322,13 +357,34 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?P<value>job)\b(?! interview| offer| fair| application)",
             r"\bmy (?:current |new |day |main |full time |regular )?(?:job|profession|occupation|"
             r"career) (?:is|as|at) (?P<value>[^,;]+)",
-            r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,2}?) for a living\b",
+            r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,5}?) for a living\b",
+            # a living earned some way: "I make a living selling paintings"
+            rf"{S}{A}(?:make|earn) (?:a|my|our) living (?:by )?(?P<value>[a-z]+ing(?: [a-z]+){{0,3}})",
+            rf"{S}{A}(?:make|earn) (?:my |our )?money (?:by )?(?P<value>[a-z]+ing(?: [a-z]+){{0,3}})",
+            # hired somewhere, in charge of something at work, managing a workplace
+            rf"{S}{A}(?:got|was|have been|just got) hired (?:at|by|as) (?P<value>[^,;]+)",
+            rf"\bi am (?:in charge of|responsible for|the head of|head of) (?P<value>[a-z ]+?) "
+            rf"(?:at|for|in) (?:a|an|the|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
+            rf"{S}{A}(?:manage|run|own) (?:a|an|the|my|our) (?:[a-z]+ ){{0,2}}?(?P<value>{WORKPLACES})\b",
+            (rf"\bi am the (?P<value>[a-z ]+?)(?= (?:at|for|in|of) )", is_profession),
+            rf"{S}{A}work (?P<value>retail|construction|security|sales|hospitality|maintenance|"
+            rf"customer service|admin|in it)\b",
             rf"{S}{A}(?:own|run|have|started|founded|opened) (?:my own|our own|a|an) "
             rf"(?:small |own |little |family )*(?P<value>business|company|restaurant|shop|store|"
             rf"bakery|cafe|salon|firm|practice|startup|start up|agency|consultancy)\b",
             rf"{S}{A}(?:am|serve|served|have served|work|am serving) in the (?P<value>army|navy|"
             rf"air force|marines|marine corps|military|coast guard|national guard|police|"
             rf"police force|fire department)\b",
+            # what one does at a workplace: "I wait tables at a steakhouse", "I fly planes for an
+            # airline"
+            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in) "
+            rf"(?:a|an|the|my|our|one|this|that|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
+            # a parent at home: "I stay home with my three kids" (one value with "a stay at home mom")
+            (rf"{S}{A}stay (?:at )?home with (?:my|our|the) (?:\w+ )?(?:kids|children|baby|babies|"
+             rf"son|sons|daughter|daughters|twins|boys|girls|little ones)\b", "stay at home"),
+            (rf"{S}{A}(?!{LEISURE_VERBS}\b)[a-z]+ (?:[a-z]+ )?on (?:my|our|a|an|the|the family|"
+             rf"my family|our family) (?:[a-z]+ ){{0,2}}?(?:farm|ranch|orchard|vineyard)\b",
+             "farmer"),
             rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
@@ -355,20 +411,41 @@ SLOTS: dict[str, SlotRule] = {
     "residence": SlotRule(
         patterns=(
             rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
-            rf"are based|am settled|am staying|now live|stay) (?:(?:with|near) [a-z ]*? )?"
+            rf"are based|am settled|am staying|now live|stay|am stationed|are stationed|"
+            rf"have been stationed|was just stationed) (?:(?:with|near) [a-z ]*? )?"
             rf"(?:in|on|at|near|by|close to|next to|outside of|outside|just outside|is) "
             rf"(?P<value>[^,;]+)",
             rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
-            rf"am relocating|moved back|have moved back) (?:back )?(?:from [a-z ]+? )?"
+            rf"am relocating|moved back|have moved back|retired|have retired|are retiring|"
+            rf"am retiring) (?:back )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
-            r"\bmy (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
+            r"\b(?:my|our) (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
+            # the adverb after the auxiliary: "I'm currently living in Mexico"
+            rf"\b(?:i|we) (?:am|are|have been|was|were) {A}(?:(?:currently|temporarily|happily) )?"
+            rf"(?:living|staying|based|settled|stationed) (?:abroad |overseas |out )?(?:in|on|at|near) "
+            rf"(?P<value>[^,;]+)",
+            # where one has been for a while: "I've been in Amsterdam for two years now"
+            r"\b(?:i|we) have (?:now )?been (?:living )?in (?P<value>(?!(?:the|a|an|my|our|bed|"
+            r"hospital|jail|prison|love|trouble|charge|touch|pain)\b)[a-z][a-z ]{1,30}?) (?:for "
+            r"(?:[a-z0-9]+ ){0,3}?(?:years?|months?|decades?|ages|a while|a long time)|since (?:\d{4}|"
+            r"i was|we were|childhood))\b",
+            # settling, going back home: "We settled in Denver", "I moved back home to Ohio"
+            rf"{S}{A}(?:settled|have settled|settled down|have settled down) (?:down )?(?:in|on|near) "
+            rf"(?P<value>[^,;]+)",
+            rf"{S}{A}(?:moved|have moved|went|came|am moving) back home to (?P<value>[^,;]+)",
+            # no preposition, or a direction before it: "I live downtown", "we live up north",
+            # "I live out in the country", "We live abroad"
+            rf"{S}{A}(?:live|am living|are living|have lived|reside) (?:up|down|out|over|back) "
+            rf"(?:in|on|at|near|by) (?P<value>[^,;]+)",
+            rf"{S}{A}(?:live|am living|are living|have lived|reside) (?P<value>(?:up |down |out |"
+            rf"back )?(?:north|south|east|west|downtown|uptown|abroad|overseas|upstate|inland))\b",
             # the value first: "Berlin is where I live now", "Dublin is home", "Rome is my home"
             r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|been|was|will be)"
             r" (?:now |still |currently |finally )?(?:where (?:i|we) (?:now )?(?:live|am living|"
             r"are living|reside|am based|are based|call home|have lived|have been living|stay)|"
             r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
             r"\b(?:i|we) (?:now )?call (?P<value>[a-z][a-z ]{1,40}?) (?:my |our )?home\b",
-            r"\bhome is (?:now )?(?:in )?(?P<value>[^,;]+)",
+            r"\bhome (?:for (?:me|us) )?is (?:now )?(?:in )?(?P<value>[^,;]+)",
             # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
             r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
             r"(?P<value>[a-z][a-z ]{1,30}?) (?:now|these days|nowadays)\b",
@@ -406,6 +483,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"engaged|divorced|divorce|separated|hitched)\b",
             rf"{S}{A}(?P<value>married|divorced|broke up|split up|separated|split from|"
             rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
+            rf"{S}{A}(?:got|was|have been|have got) (?P<value>dumped)\b",
             rf"{S}{A}(?:have|have got|got) (?:a|an) (?:new )?(?P<value>{PARTNER})\b",
             rf"{S}{A}have (?:had|been in|been) (?:a )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend)\b",
@@ -413,6 +491,16 @@ SLOTS: dict[str, SlotRule] = {
             rf"a|have not got) (?:had |been in |been |got )?(?:a |an |any )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend|partner|wife|husband|spouse)\b",
             r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
+            rf"\b(?:i|we) (?:am|are) going through (?:a )?(?P<value>divorce|separation|break up)\b",
+            rf"{S}{A}(?:started|began|have started|am) (?P<value>dating|seeing) (?:someone|somebody|"
+            rf"a (?:guy|girl|man|woman|boy|lady|gal))\b",
+            rf"{S}{A}(?:started|began|have started) (?P<value>dating) (?:a|an)\b",
+            # a loss of a spouse: "I lost my wife", "my husband passed away", "my late wife"
+            (rf"{S}{A}lost my (?:(?:dear|beloved|dear|sweet|lovely) )?(?:wife|husband|spouse|partner)"
+             rf"\b", "widowed"),
+            (r"\b(?:my|our) (?:(?:dear|beloved|sweet|lovely) )?(?:wife|husband|spouse|partner) "
+             r"(?:(?:sadly|suddenly) )?(?:passed away|passed on|passed|died)\b", "widowed"),
+            (r"\bmy late (?:wife|husband|spouse|partner)\b", "widowed"),
             r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
         ),
         negative_value="single",
@@ -442,6 +530,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
             rf"any|do not have any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
             r"(?:^|, |\band |\bbut )(?P<neg>no) (?:car|vehicle)\b",  # "I bike everywhere, no car"
+            # how one always gets about, when it is not a car: "I take the train everywhere"
+            (rf"{S}{A}(?:take|ride|use|catch|get) (?:the |a )?{TRANSIT} everywhere\b", "none"),
+            (rf"{S}{A}(?:walk|bike|cycle|bicycle|skate|scooter) everywhere\b", "none"),
+            (rf"{S}{A}get (?:around|about) (?:by|on) (?:foot|{TRANSIT})\b", "none"),
         ),
         negative_value="none",
         reject_values=(
@@ -461,10 +553,14 @@ SLOTS: dict[str, SlotRule] = {
             rf"dairy|red meat)\b",
             rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
             rf"diet\b",
+            rf"{S}{A}(?:eat|cook|live) (?:only |just |mostly )(?P<value>fish)(?: and (?:veg|veggies|"
+            rf"vegetables|plants))?\b",
+            rf"{S}{A}eat (?:a lot of |lots of |plenty of |tons of )(?P<value>meat)\b",
             rf"{S}{A}(?:eat|cook|live) (?:a |an )?(?:strictly |only |mostly )?(?P<value>vegan|vegetarian|"
             rf"plant based|pescatarian|kosher|halal)\b",
             rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
-            rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|animal products)\b",
+            rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|whatever|animal products)"
+            rf"\b",
         ),
         reject_values=r"^(?:healthy|balanced|good|bad|normal|strict|regular|varied|poor) $",
         canonical=lambda value: _canonical_from(value, _DIET_VALUES),
@@ -846,7 +942,37 @@ def same_value(slot: str, a: str | None, b: str | None) -> bool | None:
     words_a, words_b = content_words(ca) | nums_a, content_words(cb) | nums_b
     if not words_a or not words_b:
         return False
-    return words_a <= words_b or words_b <= words_a
+    if words_a <= words_b or words_b <= words_a:
+        return True
+    # a typo is not a new value: "detriot" / "detroit", "london" / "londn"
+    small, large = sorted((words_a, words_b), key=len)
+    return all(any(is_typo_of(word, other) for other in large) for word in small)
+
+
+def is_typo_of(a: str, b: str) -> bool:
+    """Whether two words differ by one slip of the keyboard (one letter added, dropped, changed,
+    or two neighbours swapped), in words long enough (6+ letters, 7+ for a changed letter) that
+    such a slip does not make another common word. Why: people type fast in chat, and the same
+    city misspelt must not be offered as a move ("Mark older as past" would retire the true
+    fact)."""
+    if a == b:
+        return True
+    if max(len(a), len(b)) < 6 or abs(len(a) - len(b)) > 1 or not (a.isalpha() and b.isalpha()):
+        return False
+    if a[0] != b[0]:
+        return False  # a different first letter is rarely a slip, and often another name
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return len(a) >= 7  # one letter changed makes other words in shorter ones (banker)
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and (
+            a[diff[1]] == b[diff[0]]
+        )
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long[i]:
+        i += 1
+    return short[i:] == long[i + 1 :]
 
 
 _NUMERIC_SLOTS = frozenset({"age", "phone", "work_phone", "height", "weight", "address"})

@@ -1,0 +1,234 @@
+"""Reading the sentence rather than the phrasings the rules were first written for (issue 15,
+second pass), as tables of cases.
+
+Each table is a cause found by reading the misses of the tuning and dev pairs (never the held-out
+file): a job said as what one does at a workplace ("I wait tables at a steakhouse"), having no car
+said as how one gets about ("I take the train everywhere"), a home said as a posting or a
+retirement ("I'm stationed in Texas", "We retired to Arizona"), widowhood said as a loss ("I lost
+my wife"), an omnivore's "I eat whatever", and a count read out of a plural after "a" ("a
+children's hospital"). The sentences here are written for these tests, in other words than the
+pair files.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.memory.rules.conflict import (
+    VERDICT_CHANGE,
+    VERDICT_SAME,
+    Assessment,
+    Fact,
+    assess,
+    detect_slot,
+    slot_value,
+)
+from bot.memory.rules.slots import find_slots
+
+
+def verdict(old: str, new: str) -> Assessment:
+    """Assess `new` against one stored fact `old`, as the memory service would."""
+    return assess(new, [Fact(id=1, text=old, slot=detect_slot(old))])
+
+
+# text -> (slot, value); value None means "any value"
+READ = [
+    # what one does at a workplace is a job
+    ("I serve coffee at a little cafe downtown.", "job", None),
+    ("I fix engines at a truck garage.", "job", None),
+    ("I answer phones for an insurance company.", "job", None),
+    ("I cut hair at a barbershop in town.", "job", None),
+    ("I stock shelves at the supermarket.", "job", None),
+    ("I do the books for a law firm.", "job", None),
+    ("I flip burgers at a diner.", "job", None),
+    ("we keep sheep on our farm.", "job", "farmer"),
+    ("I grow vegetables on a small farm.", "job", "farmer"),
+    # how one gets about, when it is everywhere, is having no car
+    ("I take the bus everywhere.", "car", "none"),
+    ("I cycle everywhere.", "car", "none"),
+    ("I ride the tube everywhere.", "car", "none"),
+    ("I get around by public transport.", "car", "none"),
+    # a posting or a retirement somewhere is a home
+    ("I'm stationed in Germany.", "residence", "germany"),
+    ("We retired to Spain.", "residence", "spain"),
+    ("I retired to the coast last year.", "residence", "coast"),
+    # a loss of a spouse is widowhood
+    ("I lost my husband last spring.", "relationship", "widowed"),
+    ("My wife passed away in 2019.", "relationship", "widowed"),
+    ("my late husband loved this song.", "relationship", "widowed"),
+    # eating anything is a diet
+    ("I eat whatever is on the table.", "diet", "whatever"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), READ)
+def test_the_topic_is_read_in_other_words(text: str, slot: str, value: str | None) -> None:
+    assert detect_slot(text) == slot, find_slots(text)
+    if value is not None:
+        assert slot_value(text, slot) == value
+
+
+NOT_READ = [
+    # leisure at a place is not a job
+    ("I play darts at the pub on Fridays.", "job"),
+    ("I eat at a sushi restaurant most weekends.", "job"),
+    ("I volunteer at the animal shelter.", "job"),
+    ("I swim at the gym before work.", "job"),
+    ("I shop at the farmers market.", "job"),
+    ("I met my husband at a bar.", "job"),
+    ("My brother works at a bank.", "job"),
+    ("My sister cooks at a restaurant.", "job"),
+    ("I go to church every Sunday.", "job"),
+    ("I spend weekends at my uncle's farm.", "job"),
+    # travelling is not having no car unless it is how one always gets about
+    ("I take the train to Leeds on Mondays.", "car"),
+    ("I walk my dog every morning.", "car"),
+    # retiring from a job is a job fact, not a home
+    ("I retired from teaching.", "residence"),
+    # losing a thing is not widowhood
+    ("I lost my wallet at the station.", "relationship"),
+    ("My wife's father passed away.", "relationship"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot"), NOT_READ)
+def test_what_is_not_that_topic(text: str, slot: str) -> None:
+    assert slot not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
+
+
+# (old, new, verdict): "change" a different value (Mark older as past), "same" the same value
+# (Keep both or a duplicate that is not stored twice)
+PAIRS = [
+    ("I'm a dentist.", "I serve coffee at a little cafe downtown.", VERDICT_CHANGE),
+    ("I flip burgers at a diner.", "I'm a nurse now.", VERDICT_CHANGE),
+    ("I drive a Toyota.", "I take the bus everywhere.", VERDICT_CHANGE),
+    ("I cycle everywhere.", "I bought a Kia last week.", VERDICT_CHANGE),
+    ("I cycle everywhere.", "I don't own a car.", VERDICT_SAME),
+    ("I live in Denver.", "I'm stationed in Germany.", VERDICT_CHANGE),
+    ("I live in Ohio.", "We retired to Spain.", VERDICT_CHANGE),
+    ("I'm happily married.", "I lost my husband last spring.", VERDICT_CHANGE),
+    ("My husband is a pilot.", "My husband passed away in May.", VERDICT_CHANGE),
+    ("I'm a vegan.", "I eat whatever is on the table.", VERDICT_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), PAIRS)
+def test_the_verdict_follows_the_value(old: str, new: str, expected: str) -> None:
+    result = verdict(old, new)
+    if expected == VERDICT_SAME and result.duplicate_of is not None:
+        return  # the same value in other words: not stored twice
+    assert result.nominations, result
+    assert result.nominations[0].verdict == expected, result
+
+
+KEEP = [
+    ("I work as a nurse at a children's hospital.", "I have three children."),
+    ("We retired to Spain.", "I retired last year."),
+    ("I eat whatever.", "I eat porridge every morning."),
+    ("I eat whatever.", "Curry is my favourite thing to eat."),
+    ("I play darts at the pub on Fridays.", "I'm an electrician."),
+    ("I take the bus everywhere.", "I take the dog everywhere."),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), KEEP)
+def test_other_topics_are_left_alone(old: str, new: str) -> None:
+    assert verdict(old, new) == Assessment(duplicate_of=None, nominations=())
+
+
+def test_a_parent_at_home_is_a_job_and_not_a_count_of_children() -> None:
+    assert detect_slot("i stay home with my two boys.") == "job"
+    assert verdict("I have two boys.", "i stay home with my two boys.").nominations == ()
+    assert verdict("i stay home with my two boys.", "I have two boys.").nominations == ()
+    same = verdict("I'm a stay at home dad.", "I stay at home with the kids.")
+    assert same.duplicate_of is not None or same.nominations[0].verdict == VERDICT_SAME
+
+
+BREAK_UPS = [
+    ("I'm single.", "We split up last month.", VERDICT_SAME),
+    ("I have no girlfriend.", "I broke up with her in June.", VERDICT_SAME),
+    ("I have a boyfriend.", "We broke up.", VERDICT_CHANGE),
+    ("I'm engaged.", "I got dumped last week.", VERDICT_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), BREAK_UPS)
+def test_after_a_break_up_one_is_single(old: str, new: str, expected: str) -> None:
+    result = verdict(old, new)
+    if expected == VERDICT_SAME and result.duplicate_of is not None:
+        return
+    assert result.nominations and result.nominations[0].verdict == expected, result
+
+
+# The topic sentences of bench/data/invented_topics.jsonl that the rules did not read were the
+# next cause: homes, jobs, statuses and diets in other common words (these are new sentences).
+MORE_READ = [
+    ("We're currently staying in Lisbon.", "residence", "lisbon"),
+    ("I've been in Montreal for three years.", "residence", "montreal"),
+    ("We settled down in Perth.", "residence", "perth"),
+    ("I went back home to Cork.", "residence", "cork"),
+    ("We live down south.", "residence", "down south"),
+    ("I live out in Nevada.", "residence", "nevada"),
+    ("Our flat is in Glasgow.", "residence", "glasgow"),
+    ("Home for us is a village near York.", "residence", "village near york"),
+    ("I make a living fixing bikes.", "job", "fixing bikes"),
+    ("I got hired at a law firm.", "job", "law firm"),
+    ("I manage a small hotel.", "job", "hotel"),
+    ("I'm the head of sales at a software company.", "job", "sales"),
+    ("I'm the lead developer at a startup.", "job", "lead developer"),
+    ("I work retail.", "job", "retail"),
+    ("I play drums in a wedding band for a living.", "job", None),
+    ("I'm going through a divorce.", "relationship", "divorce"),
+    ("I just started dating someone.", "relationship", "dating"),
+    ("I eat only fish and vegetables.", "diet", "fish"),
+    ("I eat a lot of meat.", "diet", "meat"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), MORE_READ)
+def test_more_of_the_common_words_are_read(text: str, slot: str, value: str | None) -> None:
+    assert detect_slot(text) == slot, find_slots(text)
+    if value is not None:
+        assert slot_value(text, slot) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live alone.", "I live simply.", "I live for the weekends.", "I live here.",
+        "I've been in the shower for an hour.", "I manage my own time.", "I'm the oldest of four.",
+        "I make money on the side selling cakes.", "I'm seeing a movie tonight.",
+    ],
+)
+def test_and_what_they_are_not(text: str) -> None:
+    assert not {m.slot for m in find_slots(text) if not m.hint} & {"residence", "job", "relationship"}, (
+        find_slots(text)
+    )
+
+
+TYPOS = [
+    ("detroit", "detriot", True),  # two neighbours swapped
+    ("london", "londn", True),  # one dropped
+    ("chicago", "chicagoo", True),  # one added
+    ("hamburg", "hamburh", True),  # one changed, in a long word
+    ("banker", "barker", False),  # one changed in a shorter word makes another word
+    ("paris", "paris", True),
+    ("bristol", "brighton", False),
+    ("boston", "austin", False),  # another first letter: another name
+    ("mainz", "maine", False),  # too short to call a slip
+    ("rome", "roma", False),  # short words: a slip makes other words
+]
+
+
+@pytest.mark.parametrize(("a", "b", "typo"), TYPOS)
+def test_a_typo_is_one_slip_in_a_long_word(a: str, b: str, typo: bool) -> None:
+    from bot.memory.rules.slots import is_typo_of
+
+    assert is_typo_of(a, b) is typo
+
+
+def test_the_same_city_misspelt_is_not_a_move() -> None:
+    result = verdict("I live in Detroit.", "i live in detriot now")
+    assert result.duplicate_of is not None or result.nominations[0].verdict == VERDICT_SAME
+    moved = verdict("I live in Boston.", "I live in Austin now.")
+    assert moved.nominations and moved.nominations[0].verdict == VERDICT_CHANGE
