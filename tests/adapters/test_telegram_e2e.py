@@ -349,7 +349,7 @@ async def test_memory_commands_in_a_group_are_answered_in_private(bot: Running) 
     assert bot.memories(await bot.owner(BOB)) == {"my locker code is 4711": ("current", False)}
 
     # once Bob has started the bot, the same command is answered in private
-    assert (await bot.say1(BOB, BOB, "/start")).startswith("Hello! ")
+    assert (await bot.say1(BOB, BOB, "/start")).startswith("Hi Bob! ")
     bob_list = await bot.say1(GROUP, BOB, f"/memories@{BOT}", answer_in=BOB)
     assert bob_list == "Your memories (1):\n— Current —\n1. my locker code is 4711"
 
