@@ -22,13 +22,15 @@ STATUS_HEADINGS = {
 }
 
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# what can start inline Markdown (emphasis, code, links, images, autolinks, HTML, entities);
+# the line-start marks (#, >, -, 1.) need no escape in the lines this is for, which start with ✓
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>!~&])")
 
 
 def markdown_literal(text: str) -> str:
-    """`text` written so that Markdown shows it exactly as it is (every ASCII punctuation mark
-    backslash-escaped, as CommonMark allows): for memory text placed beside the model's Markdown,
-    which must never turn into formatting or a link."""
+    """One line of `text` written so that Markdown shows it exactly as it is (the marks that can
+    start formatting backslash-escaped, as CommonMark allows): for memory text placed after the
+    model's Markdown, which must never turn into formatting or a link."""
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 

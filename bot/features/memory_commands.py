@@ -194,9 +194,8 @@ async def on_rewrite(core: Core, turn: Turn, intent: c.Rewrite, msg: Incoming) -
 
 
 async def on_help(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:
-    """/help and /start."""
-    greeting = "Hello! " if intent.verb == "start" else ""
-    return [Outgoing(greeting + render.help_text(turn.platform))]
+    """/help: the reference (/start greets instead: bot/features/welcome.py)."""
+    return [Outgoing(render.help_text(turn.platform))]
 
 
 class UndoCommand:

@@ -37,6 +37,7 @@ from bot.storage.models import utcnow
 from bot.storage.reminders import (
     CANCELLED,
     PENDING_STATES,
+    SNOOZE_VERB,
     ReminderView,
     cancel_as_action,
     cancel_owner,
@@ -257,7 +258,7 @@ class ReminderService:
             return False, f"The reminder {render.quote(original.text, 200)} was cancelled since; nothing was snoozed.", None
         due = self.clock() + timedelta(minutes=minutes)
         view, _action = await self._tx(
-            functools.partial(set_reminder, verb="snoozing the reminder"),
+            functools.partial(set_reminder, verb=SNOOZE_VERB),
             owner_id, original.chat, original.text, due, original.timezone, None,
         )
         self.timers.schedule(view.id, owner_id, due)

@@ -339,3 +339,20 @@ def display_name(s: Session, platform: str, user_id: str | None) -> str:
         return ""
     row = s.exec(select(Identity.display_name).where(Identity.platform == platform, Identity.user_id == user_id)).first()
     return row or ""
+
+
+SNOOZE_VERB = "snoozing the reminder"
+
+
+def snoozed(s: Session, owner_id: int, reminder_id: int) -> bool:
+    """Whether this reminder is the snoozed repeat of an earlier one (its delivery says so). A
+    snooze is the person's action that set it (`set_reminder(verb=SNOOZE_VERB)`), so the action
+    log already knows; no column is needed."""
+    found = s.exec(
+        select(Action.id).where(
+            Action.owner_id == owner_id,
+            Action.kind == "reminder_set",
+            Action.summary == f"{SNOOZE_VERB} {{r{reminder_id}}}",
+        )
+    ).first()
+    return found is not None

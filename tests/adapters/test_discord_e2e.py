@@ -304,7 +304,7 @@ async def test_server_messages_not_addressed_to_the_bot_are_ignored_and_never_st
         await server.send_message(alice, general, f"{server.mention()} /help")
         await server.wait_for_bot_message(general)
         assert [m.content.split("\n")[0] for m in server.bot_messages(general)] == [
-            "I'm your assistant with a careful long-term memory. Talk to me normally, or use:"
+            "Just talk to me, or use these commands."  # /help
         ]
         tables = {t: bot.rows(f"SELECT count(*) FROM {t}")[0][0] for t in ("message_log", "memory", "identity")}
         assert tables["message_log"] == 0 and tables["memory"] == 0

@@ -67,3 +67,18 @@ def test_split_measures_utf16_when_asked() -> None:
 @pytest.mark.parametrize("limit", [1, 3, 7, 50])
 def test_split_spans_is_split_message(text: str, limit: int) -> None:
     assert [text[s:e] for s, e in split_spans(text, limit)] == split_message(text, limit)
+
+
+def test_memory_text_beside_the_models_markdown_is_shown_as_written() -> None:
+    """render.markdown_literal: a change line quoting memory text goes through the Markdown
+    converter unchanged and unformatted, whatever punctuation the memory holds (seeded fuzz)."""
+    import random
+
+    from bot.core.render import markdown_literal
+
+    rng = random.Random(20)
+    alphabet = "ab *_`[]()<>!~&#-+=.:;|\\\"'{}@$%^/?1“”😀"
+    for _ in range(3000):
+        line = "✓ Saved: “" + "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30))) + "”"
+        shown = from_markdown(markdown_literal(line))
+        assert (shown.text, shown.spans) == (line, ()), line

@@ -347,3 +347,28 @@ async def test_a_reminder_the_model_set_has_a_cancel_button(tg: Any, tmp_path: A
     finally:
         await bot.stop()
         await model.stop()
+
+
+async def test_the_second_delivery_of_a_snoozed_reminder_says_it_was_snoozed(bot: Running) -> None:  # noqa: F811
+    from datetime import timedelta
+
+    async def deliver_now() -> None:
+        with bot.app.db.session() as s:
+            from sqlalchemy import text as sql
+
+            s.execute(sql("UPDATE reminder SET due_at = :t WHERE state = 'scheduled'"),
+                      {"t": bot.app.clock() - timedelta(seconds=1)})
+            s.commit()
+        assert await bot.app.delivery.sweep() == 1
+
+    await bot.say(ALICE, ALICE, "/remind in 1 hour to call mom")
+    before = len(bot.tg.sent(ALICE))
+    await deliver_now()
+    [first] = (await bot.tg.wait_for_sent(ALICE, before + 1))[before:]
+    assert first.body == "⏰ Reminder: “call mom”"
+    await bot.press(ALICE, ALICE, first, "Snooze 10 min")
+    await bot.tg.wait_for(lambda: first.edit_count == 1, what="the snooze")
+    before = len(bot.tg.sent(ALICE))
+    await deliver_now()
+    [second] = (await bot.tg.wait_for_sent(ALICE, before + 1))[before:]
+    assert second.body == "⏰ Snoozed reminder: “call mom”"
