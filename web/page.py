@@ -76,6 +76,7 @@ env = Environment(loader=PackageLoader("web", "templates"), autoescape=select_au
 env.globals["FILTERS"] = words.FILTERS
 env.filters["dates"] = words.dates_of
 env.filters["source"] = words.source_words
+env.filters["event"] = lambda e: words.event_words(e["kind"], e["by"] or "")
 
 
 def _parts(request: Request) -> tuple[Door, WebLogins, Any]:
@@ -242,6 +243,9 @@ async def history(request: Request, uid: str) -> Response:
         got = await request.app.state.door.get(v.caller, uid)
     except Refusal as exc:
         return refused(exc, v)
+    texts = {version["id"]: version["text"] for version in got["versions"]}
+    for entry in got["history"]:
+        entry["note"] = words.note_words(entry["note"] or "", texts)
     return html("history.html", visitor=v, m=got, versions=list(reversed(got["versions"])))
 
 
