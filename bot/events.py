@@ -109,6 +109,8 @@ class Outgoing:
     - `pointer`: for a private message to a group chat, what the group is told when the person
       cannot be reached privately (never the text itself); empty: the adapter's own words.
     - `no_preview`: the platform shows no preview of links in the text.
+    - `web_app_url`: Telegram shows a button opening this page as a Mini App (private chats only;
+      other platforms have the link in the text).
     """
 
     text: str = ""
@@ -119,6 +121,7 @@ class Outgoing:
     notice: str | None = None
     pointer: str = ""
     no_preview: bool = False  # no link preview (a one-time login link must not be fetched for one)
+    web_app_url: str = ""  # Telegram: a button under the text opening this https page as a Mini App
 
     @property
     def all_buttons(self) -> list[Button]:

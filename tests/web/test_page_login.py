@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 async def test_web_in_a_private_chat_gives_a_link_that_logs_in_once(kit: WebKit) -> None:  # noqa: F811
     alice = await kit.person("2001")
     [out] = await kit.say(alice, "/web")
-    assert out.no_preview and not out.private
+    assert out.no_preview and not out.private and out.web_app_url == ""  # Mini Apps need https
     # WEB_PORT=0 in tests (any free port): the link names the configured port, the path is the point
     assert out.text.startswith("Your memory page: http://127.0.0.1:") and "/login/" in out.text
     assert "works once, for the next 10 minutes" in out.text
@@ -113,6 +113,7 @@ async def test_the_cookie_is_secure_behind_https(settings, database) -> None:  #
         erin = await started.person("2005")
         [out] = await started.say(erin, "/web")
         assert out.text.startswith("Your memory page: https://memory.example.com/login/")
+        assert out.web_app_url == "https://memory.example.com/app"  # Telegram: "Open here in Telegram"
         code = out.text.split()[3].rsplit("/", 1)[1]
         # behind the TLS proxy the browser names the public address, the Host is the proxy's upstream
         r = await started.http().post("/login", data={"code": code}, headers={"Origin": "https://memory.example.com"})
