@@ -231,6 +231,7 @@ async def page(request: Request, show: str = "current", q: str = "", cursor: str
         "page.html", visitor=v, memories=listed["memories"], questions=questions, show=show, q=q,
         next_url=next_url, first_url=here if cursor else None, here=here,
         notice=words.NOTICES.get(notice, ""), undo=undo if notice == "deleted" else "",
+        undo_for=words.undo_window(request.app.state.settings.undo_window_seconds),
     )
 
 

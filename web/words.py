@@ -142,3 +142,11 @@ def note_words(note: str, texts: dict[str, str]) -> str:
     """A history note names other memories by uid (the door's form for programs); a person
     reads their words instead."""
     return _UID.sub(lambda m: f"“{texts[m[0]]}”" if m[0] in texts else "another memory", note)
+
+
+def undo_window(seconds: int) -> str:
+    """How long a deletion can be taken back, as the Undo beside it says."""
+    if seconds < 120:
+        return f"{seconds} seconds"
+    minutes = round(seconds / 60)
+    return f"{minutes} minutes" if minutes < 120 else f"{round(minutes / 60)} hours"

@@ -96,6 +96,8 @@ async def test_edit_update_past_restore_delete_and_undo_through_forms(kit: WebKi
     assert location.startswith("/?show=current&") and f"undo={tesla}" in location
     page = (await browser.get(location)).text
     assert "Deleted." in page and f'action="/memories/{tesla}/restore"' in page and ">Undo</button>" in page
+    minutes = kit.app.settings.undo_window_seconds // 60
+    assert f"possible for {minutes} minutes after deleting; then its text is gone for good" in page
     assert texts(page) == []
     r = await browser.post(f"/memories/{tesla}/restore", data={"csrf": csrf, "back": "/"})
     assert texts((await browser.get("/")).text) == ["I drive a blue Tesla"]

@@ -129,3 +129,8 @@ def test_notes_name_memories_by_their_words() -> None:
     assert words.note_words(f"replaced by {a}", {a: "I moved to Paris"}) == "replaced by “I moved to Paris”"
     assert words.note_words(f"merged into {b}", {}) == "merged into another memory"
     assert words.note_words("question voided", {a: "x"}) == "question voided"
+
+
+@pytest.mark.parametrize(("seconds", "expected"), [(30, "30 seconds"), (600, "10 minutes"), (7200, "2 hours")])
+def test_undo_window(seconds: int, expected: str) -> None:
+    assert words.undo_window(seconds) == expected
