@@ -132,7 +132,7 @@ async def test_a_person_reviews_and_settles_their_memory_in_a_browser(site: WebK
     assert await browser.run(lambda: svg.is_displayed())
     listed = await browser.text(".timeline-list")
     assert "Where you live" in listed and "I live in London since 2016" in listed and "I moved to Paris in May 2025" in listed
-    await browser.screenshot(tmp_path / "timeline.png")
+    await browser.screenshot(SHOTS / "timeline-desktop.png")
 
     # a backup from elsewhere, uploaded
     backup = tmp_path / "backup.json"
