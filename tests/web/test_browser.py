@@ -84,6 +84,14 @@ async def test_a_person_reviews_and_settles_their_memory_in_a_browser(site: WebK
     await browser.screenshot(SHOTS / "memory-page-phone.png")
     await browser.size(*DESKTOP)
     await browser.screenshot(SHOTS / "memory-page-desktop.png")
+    # for a keyboard and a screen reader: Tab first reaches "Skip to content"; every field has a label
+    await browser.tab()
+    assert await browser.script("return document.activeElement.textContent") == "Skip to content"
+    unlabelled = await browser.script(
+        "return [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]"
+        ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map(e => e.name)")
+    assert unlabelled == []
+    assert await browser.script("return document.querySelectorAll('h1').length") == 1
 
     # settle it: Paris is current, London moves to the past
     await browser.button("Mark older as past", ".conflicts")
