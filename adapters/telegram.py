@@ -375,6 +375,7 @@ class _Where:
 
 
 MENU_BUTTON_TEXT = "Memory"  # the chat's menu button opens the memory page as a Mini App
+WEB_APP_BUTTON_TEXT = "Open here in Telegram"  # under /web's link: the page as a Mini App
 
 
 class TelegramAdapter:
@@ -820,6 +821,10 @@ class TelegramAdapter:
         if not (out.text or out.file or out.buttons or out.edit_of):
             return None  # notice only: it answers a callback, it is not a message
         markup = build_keyboard(out.buttons)
+        if out.web_app_url and not where.is_group:  # Mini App buttons work only in private chats
+            rows = list(markup.inline_keyboard) if markup is not None else []
+            opener = InlineKeyboardButton(WEB_APP_BUTTON_TEXT, web_app=WebAppInfo(url=out.web_app_url))
+            markup = InlineKeyboardMarkup([*rows, [opener]])
         if out.private and where.is_group:
             if where.user_id is None:
                 raise ValueError("a private message for a group needs the person's user id")

@@ -115,6 +115,8 @@ class Outgoing:
     - `markdown`: the text is the model's Markdown, to be shown formatted where the platform can
       (Telegram entities, Discord as it is, the terminal as plain text). False (the default):
       shown exactly as written, so memory text and quoted facts never turn into formatting.
+    - `web_app_url`: Telegram shows a button opening this page as a Mini App (private chats only;
+      other platforms have the link in the text).
     """
 
     text: str = ""
@@ -126,6 +128,7 @@ class Outgoing:
     pointer: str = ""
     no_preview: bool = False  # no link preview (a one-time login link must not be fetched for one)
     markdown: bool = False
+    web_app_url: str = ""  # Telegram: a button under the text opening this https page as a Mini App
 
     @property
     def all_buttons(self) -> list[Button]:

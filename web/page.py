@@ -53,7 +53,9 @@ CSP = (
 HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",  # the login path holds a code: never sent on to anyone
+    # the login path holds a code: never sent to another site; same-origin (not no-referrer) so that
+    # the browser names this site as the Origin of its own form posts (the login CSRF check)
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",  # a person's memory stays out of shared caches and the back button
 }
 CODE_MESSAGES = {
@@ -74,6 +76,7 @@ env = Environment(loader=PackageLoader("web", "templates"), autoescape=select_au
 env.globals["FILTERS"] = words.FILTERS
 env.filters["dates"] = words.dates_of
 env.filters["source"] = words.source_words
+env.filters["event"] = lambda e: words.event_words(e["kind"], e["by"] or "")
 
 
 def _parts(request: Request) -> tuple[Door, WebLogins, Any]:
@@ -105,6 +108,17 @@ def back_to(target: str | None, **extra: str) -> str:
     return path
 
 
+def same_site(request: Request) -> bool:
+    """A login form posted from this site (or by a client that sends no Origin). Why: a login
+    has no session yet, so no CSRF token; without this check another site could post its own
+    code and log a visitor in to someone else's memory page (login CSRF)."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    public = request.app.state.settings.web_public_url  # behind a proxy the Host may be rewritten
+    return origin == public or origin.split("://", 1)[-1] == request.headers.get("host", "")
+
+
 def redirect(url: str) -> RedirectResponse:
     return RedirectResponse(url, status_code=303, headers=HEADERS)
 
@@ -128,6 +142,8 @@ async def login(request: Request) -> Response:
     wait = limiter.take(client)
     if wait > 0:
         return message("Too many tries", f"Too many login attempts from here; try again in {int(wait) + 1} s.", 429)
+    if not same_site(request):
+        return message("This link does not work", "That login form came from another site; nothing was opened.", 403)
     form = await request.form()
     code = str(form.get("code", ""))
     _, logins, settings = _parts(request)
@@ -153,6 +169,8 @@ async def miniapp_login(request: Request) -> Response:
     client = request.client.host if request.client else "?"
     if limiter.take(client) > 0:
         return message("Too many tries", "Too many sign-in attempts from here; try again in a minute.", 429)
+    if not same_site(request):
+        return message("Telegram sign-in refused", "That sign-in came from another site; nothing was opened.", 403)
     form = await request.form()
     door, logins, settings = _parts(request)
     got = check_init_data(str(form.get("init_data", "")), settings.telegram_bot_token, time.time())
@@ -213,6 +231,7 @@ async def page(request: Request, show: str = "current", q: str = "", cursor: str
         "page.html", visitor=v, memories=listed["memories"], questions=questions, show=show, q=q,
         next_url=next_url, first_url=here if cursor else None, here=here,
         notice=words.NOTICES.get(notice, ""), undo=undo if notice == "deleted" else "",
+        undo_for=words.undo_window(request.app.state.settings.undo_window_seconds),
     )
 
 
@@ -225,6 +244,9 @@ async def history(request: Request, uid: str) -> Response:
         got = await request.app.state.door.get(v.caller, uid)
     except Refusal as exc:
         return refused(exc, v)
+    texts = {version["id"]: version["text"] for version in got["versions"]}
+    for entry in got["history"]:
+        entry["note"] = words.note_words(entry["note"] or "", texts)
     return html("history.html", visitor=v, m=got, versions=list(reversed(got["versions"])))
 
 

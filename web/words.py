@@ -8,6 +8,7 @@ Why words and not fields: the page is for a person, not a program. "since March 
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 
 from bot.memory import CHOICE_LABELS
@@ -104,3 +105,48 @@ NOTICES = {  # what the page says after an action (the code travels in the redir
     "reminder_snoozed": "Reminder snoozed.",
     "token_revoked": "Token revoked.",
 }
+
+
+EVENTS = {  # a history entry's kind, as a person reads it
+    "created": "Saved",
+    "edited": "Corrected",
+    "updated": "Updated",
+    "marked_past": "Marked as past",
+    "marked_unsure": "Marked for review",
+    "restored": "Restored as current",
+    "merged": "Merged",
+    "archived": "Archived",
+    "auto_archived": "Archived by the tidy-up",
+    "deleted": "Deleted",
+    "imported": "Imported",
+    "confirmed": "Confirmed as still true",
+    "undone": "Undone",
+    "purged": "Removed for good",
+    "replaced_older": "Replaced an older fact",
+}
+ACTORS = {"person": "by you", "assistant": "by the assistant", "import": "from a backup", "curator": "by the tidy-up",
+          "judge": "by the AI check", "link": "when accounts were linked"}
+
+
+def event_words(kind: str, actor: str) -> str:
+    """"Marked as past (by you)": what happened to a memory, and who did it."""
+    what = EVENTS.get(kind, kind.replace("_", " ").capitalize())
+    who = ACTORS.get(actor, "")
+    return f"{what} ({who})" if who else what
+
+
+_UID = re.compile(r"\b[0-9a-f]{32}\b")
+
+
+def note_words(note: str, texts: dict[str, str]) -> str:
+    """A history note names other memories by uid (the door's form for programs); a person
+    reads their words instead."""
+    return _UID.sub(lambda m: f"“{texts[m[0]]}”" if m[0] in texts else "another memory", note)
+
+
+def undo_window(seconds: int) -> str:
+    """How long a deletion can be taken back, as the Undo beside it says."""
+    if seconds < 120:
+        return f"{seconds} seconds"
+    minutes = round(seconds / 60)
+    return f"{minutes} minutes" if minutes < 120 else f"{round(minutes / 60)} hours"

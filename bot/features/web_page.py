@@ -52,4 +52,6 @@ class WebCommand:
         link = await self.logins.link(turn.platform, turn.user_id)
         if link is None:
             return [reply(turn, TOO_MANY)]
-        return [reply(turn, link_text(link.url, link.minutes), no_preview=True)]
+        page = self.settings.web_public_url
+        mini_app = f"{page}/app" if turn.platform == "telegram" and page.startswith("https://") else ""
+        return [reply(turn, link_text(link.url, link.minutes), no_preview=True, web_app_url=mini_app)]

@@ -553,3 +553,20 @@ async def test_login_failure_is_a_clear_error(server: DiscordStandIn) -> None:
     empty = DiscordAdapter(ScriptedCore(), settings_for(server).model_copy(update={"discord_bot_token": ""}))
     with pytest.raises(DiscordStartError, match="DISCORD_BOT_TOKEN"):
         await empty.start()
+
+
+async def test_a_login_link_goes_out_without_an_embed(server: DiscordStandIn, world: World) -> None:
+    """/web's one-time link: Discord shows no preview of it (SUPPRESS_EMBEDS, flag 4)."""
+    core = ScriptedCore()
+    core.reply = lambda m: [Outgoing(text="Your memory page: https://memory.example.com/login/abc", no_preview=True)
+                            if m.text == "/web" else Outgoing(text="See https://example.org")]
+    async with running_adapter(server, core):
+        await server.send_dm(world.alice, "/web")
+        dm = server.dm_channel_id(world.alice)
+        await server.wait_for_bot_message(dm, count=1)
+        [link] = server.bot_messages(dm)
+        assert link.content.startswith("Your memory page:") and link.flags & 4
+        await server.send_dm(world.alice, "hello")
+        await server.wait_for_bot_message(dm, count=2)
+        other = [m for m in server.bot_messages(dm) if m.content == "See https://example.org"]
+        assert other and not other[0].flags & 4

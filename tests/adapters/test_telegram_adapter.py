@@ -685,3 +685,16 @@ async def test_a_login_link_goes_out_without_a_link_preview(tg: TelegramStandIn,
     link, other = [c for c in tg.calls_to("sendMessage") if c.params.get("chat_id") == str(ALICE)][-2:]
     assert json.loads(link.params["link_preview_options"]) == {"is_disabled": True}
     assert "link_preview_options" not in other.params
+
+
+async def test_the_login_link_offers_the_mini_app_under_it_in_private_chats(
+    tg: TelegramStandIn, core: ScriptedCore  # noqa: F811
+) -> None:
+    core.on_message = lambda m: [Outgoing(text="Your memory page: https://memory.example.com/login/abc", no_preview=True,
+                                          web_app_url="https://memory.example.com/app")]
+    tg.inject_text(ALICE, ALICE, "/web")
+    await tg.wait_for_sent(ALICE, 1)
+    [call] = [c for c in tg.calls_to("sendMessage") if c.params.get("chat_id") == str(ALICE)]
+    markup = json.loads(call.params["reply_markup"])
+    assert markup == {"inline_keyboard": [[{"text": "Open here in Telegram",
+                                            "web_app": {"url": "https://memory.example.com/app"}}]]}

@@ -1268,6 +1268,9 @@ def _reply_markup(params: dict[str, Any]) -> dict[str, Any] | None:
             data = button.get("callback_data")
             if data is not None and not 1 <= len(str(data).encode()) <= MAX_CALLBACK_DATA_BYTES:
                 raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+            web_app = button.get("web_app")
+            if web_app is not None and not str(web_app.get("url", "")).startswith("https://"):
+                raise ApiError(400, "Bad Request: BUTTON_URL_INVALID")  # Mini Apps need https
             kinds = [k for k in button if k != "text"]
             if len(kinds) != 1:
                 raise ApiError(400, "Bad Request: inline keyboard button must have one action")

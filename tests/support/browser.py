@@ -15,6 +15,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -104,6 +105,11 @@ class Browser:
             if containing in await self.run(lambda e=element: e.text):
                 return str(await self.run(element.get_attribute, "id")).removeprefix("m-")
         raise AssertionError(f"no memory with {containing!r} listed")
+
+    async def tab(self) -> None:
+        """Press Tab, as a keyboard user moving to the next control."""
+        body = await self.find("body")
+        await self.run(body.send_keys, Keys.TAB)
 
     async def script(self, js: str) -> Any:
         return await self.run(self.driver.execute_script, js)

@@ -84,6 +84,14 @@ async def test_a_person_reviews_and_settles_their_memory_in_a_browser(site: WebK
     await browser.screenshot(SHOTS / "memory-page-phone.png")
     await browser.size(*DESKTOP)
     await browser.screenshot(SHOTS / "memory-page-desktop.png")
+    # for a keyboard and a screen reader: Tab first reaches "Skip to content"; every field has a label
+    await browser.tab()
+    assert await browser.script("return document.activeElement.textContent") == "Skip to content"
+    unlabelled = await browser.script(
+        "return [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]"
+        ".filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map(e => e.name)")
+    assert unlabelled == []
+    assert await browser.script("return document.querySelectorAll('h1').length") == 1
 
     # settle it: Paris is current, London moves to the past
     await browser.button("Mark older as past", ".conflicts")
@@ -132,7 +140,7 @@ async def test_a_person_reviews_and_settles_their_memory_in_a_browser(site: WebK
     assert await browser.run(lambda: svg.is_displayed())
     listed = await browser.text(".timeline-list")
     assert "Where you live" in listed and "I live in London since 2016" in listed and "I moved to Paris in May 2025" in listed
-    await browser.screenshot(tmp_path / "timeline.png")
+    await browser.screenshot(SHOTS / "timeline-desktop.png")
 
     # a backup from elsewhere, uploaded
     backup = tmp_path / "backup.json"

@@ -80,6 +80,9 @@ async def test_edit_update_past_restore_delete_and_undo_through_forms(kit: WebKi
     assert re.search(r"Current:</strong>\s*<span class=\"text\">I drive a blue Tesla", history)
     assert re.search(r"Previously:</strong>\s*<span class=\"text\">I drive a red Fiat Panda", history)
     assert "I drive a red Fiat Pnada" in history  # the typo fix is in the history of what happened
+    events = html.unescape(history[history.index("What happened"):])
+    assert "Saved (by you)" in events and "Corrected (by you)" in events
+    assert not re.search(r"\b[0-9a-f]{32}\b", events)  # other memories named by their words, never by uid
 
     tesla = uid_of(page, "I drive a blue Tesla")
     r = await browser.post(f"/memories/{tesla}/past", data={"csrf": csrf, "back": "/"})
@@ -93,6 +96,8 @@ async def test_edit_update_past_restore_delete_and_undo_through_forms(kit: WebKi
     assert location.startswith("/?show=current&") and f"undo={tesla}" in location
     page = (await browser.get(location)).text
     assert "Deleted." in page and f'action="/memories/{tesla}/restore"' in page and ">Undo</button>" in page
+    minutes = kit.app.settings.undo_window_seconds // 60
+    assert f"possible for {minutes} minutes after deleting; then its text is gone for good" in page
     assert texts(page) == []
     r = await browser.post(f"/memories/{tesla}/restore", data={"csrf": csrf, "back": "/"})
     assert texts((await browser.get("/")).text) == ["I drive a blue Tesla"]

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 async def test_web_in_a_private_chat_gives_a_link_that_logs_in_once(kit: WebKit) -> None:  # noqa: F811
     alice = await kit.person("2001")
     [out] = await kit.say(alice, "/web")
-    assert out.no_preview and not out.private
+    assert out.no_preview and not out.private and out.web_app_url == ""  # Mini Apps need https
     # WEB_PORT=0 in tests (any free port): the link names the configured port, the path is the point
     assert out.text.startswith("Your memory page: http://127.0.0.1:") and "/login/" in out.text
     assert "works once, for the next 10 minutes" in out.text
@@ -69,6 +69,18 @@ async def test_forged_and_expired_codes_start_no_session(kit: WebKit) -> None:  
     assert (await kit.app.db.tx(rows.redeem, code, timedelta(days=1), later)) is rows.CodeRefused.USED
 
 
+async def test_a_login_posted_from_another_site_opens_nothing(kit: WebKit) -> None:  # noqa: F811
+    # login CSRF: another site posts its owner's own valid code to log the visitor in to that memory
+    eve = await kit.person("2012")
+    code = (await link_for(kit, eve)).rsplit("/", 1)[1]
+    browser = kit.http()
+    r = await browser.post("/login", data={"code": code}, headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403 and "another site" in r.text and "set-cookie" not in r.headers
+    host = kit.url.split("://", 1)[1]
+    r = await browser.post("/login", data={"code": code}, headers={"Origin": f"http://{host}"})
+    assert r.status_code == 303  # the code was not used up by the refused post
+
+
 async def test_links_are_rate_limited_per_person(kit: WebKit) -> None:  # noqa: F811
     carol = await kit.person("2003")
     texts = [(await kit.say(carol, "/web"))[0].text for _ in range(6)]
@@ -101,8 +113,10 @@ async def test_the_cookie_is_secure_behind_https(settings, database) -> None:  #
         erin = await started.person("2005")
         [out] = await started.say(erin, "/web")
         assert out.text.startswith("Your memory page: https://memory.example.com/login/")
+        assert out.web_app_url == "https://memory.example.com/app"  # Telegram: "Open here in Telegram"
         code = out.text.split()[3].rsplit("/", 1)[1]
-        r = await started.http().post("/login", data={"code": code})
+        # behind the TLS proxy the browser names the public address, the Host is the proxy's upstream
+        r = await started.http().post("/login", data={"code": code}, headers={"Origin": "https://memory.example.com"})
         assert r.status_code == 303 and "Secure" in r.headers["set-cookie"]
     finally:
         await stop_kit(started)
@@ -178,7 +192,7 @@ async def test_a_memory_with_markup_shows_as_text_under_a_strict_policy(kit: Web
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
     csp = page.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "default-src 'none'" in csp
-    assert page.headers["referrer-policy"] == "no-referrer" and page.headers["cache-control"] == "no-store"
+    assert page.headers["referrer-policy"] == "same-origin" and page.headers["cache-control"] == "no-store"
     assert "<script>" not in page.text.replace('<script src="/static/page.js" defer></script>', "")
 
 

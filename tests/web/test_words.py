@@ -109,3 +109,28 @@ def test_the_svg_escapes_words_and_marks_now_and_past() -> None:
     assert svg.count('class="bar past"') == 1 and svg.count('class="bar now"') == 1
     assert all(f">{y}</text>" in svg for y in (2021, 2022, 2023, 2024, 2025, 2026))
     assert timeline_svg([], TODAY) == ""
+
+
+@pytest.mark.parametrize(("kind", "actor", "expected"), [
+    ("created", "person", "Saved (by you)"),
+    ("edited", "person", "Corrected (by you)"),
+    ("marked_past", "assistant", "Marked as past (by the assistant)"),
+    ("merged", "curator", "Merged (by the tidy-up)"),
+    ("created", "import", "Saved (from a backup)"),
+    ("replaced_older", "person", "Replaced an older fact (by you)"),
+    ("something_new", "", "Something new"),
+])
+def test_history_lines(kind: str, actor: str, expected: str) -> None:
+    assert words.event_words(kind, actor) == expected
+
+
+def test_notes_name_memories_by_their_words() -> None:
+    a, b = "a" * 32, "b" * 32
+    assert words.note_words(f"replaced by {a}", {a: "I moved to Paris"}) == "replaced by “I moved to Paris”"
+    assert words.note_words(f"merged into {b}", {}) == "merged into another memory"
+    assert words.note_words("question voided", {a: "x"}) == "question voided"
+
+
+@pytest.mark.parametrize(("seconds", "expected"), [(30, "30 seconds"), (600, "10 minutes"), (7200, "2 hours")])
+def test_undo_window(seconds: int, expected: str) -> None:
+    assert words.undo_window(seconds) == expected
