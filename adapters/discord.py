@@ -45,6 +45,8 @@ CUSTOM_ID_LIMIT = 100
 LABEL_LIMIT = 80
 BUTTONS_PER_ROW = 5
 MAX_ROWS = 5
+# the recommended answer blue, what deletes for good red, the rest grey
+STYLES = {"primary": discord.ButtonStyle.primary, "danger": discord.ButtonStyle.danger}
 
 SORRY = "Sorry, something went wrong on my side. Please try again."
 DMS_CLOSED = (
@@ -93,12 +95,12 @@ class TokenButton(
     discord.py rebuilds one from any clicked component matching the template, which is what
     makes buttons survive restarts."""
 
-    def __init__(self, token: str, label: str = "\u2026", row: int | None = None) -> None:
+    def __init__(self, token: str, label: str = "\u2026", row: int | None = None, style: str = "") -> None:
         super().__init__(
             discord.ui.Button(
                 label=(label or "\u2026")[:LABEL_LIMIT],
                 custom_id=f"{BUTTON_PREFIX}{token}",
-                style=discord.ButtonStyle.secondary,
+                style=STYLES.get(style, discord.ButtonStyle.secondary),
             ),
             row=row,
         )
@@ -137,7 +139,7 @@ def build_view(rows: Sequence[Sequence[Button]]) -> discord.ui.View | None:
             if len(BUTTON_PREFIX) + len(button.token) > CUSTOM_ID_LIMIT or not button.token:
                 log.error("button token of length %d does not fit a custom_id; dropped", len(button.token))
                 continue
-            view.add_item(TokenButton(button.token, button.label, row=index))
+            view.add_item(TokenButton(button.token, button.label, row=index, style=button.style))
     return view if view.children else None
 
 
@@ -634,8 +636,10 @@ class DiscordAdapter:
         in_guild = interaction.guild_id is not None
         pressed = interaction.message
         visible = bool(out.text or out.file or out.buttons)
+        edited_here = False
         if out.edit_of and pressed is not None and int(out.edit_of) == pressed.id:
             await self._edit_pressed(interaction, out)
+            edited_here = True  # the message itself shows the outcome: no extra "Done." beside it
         elif out.edit_of:
             await self._ack(interaction)
             await self._edit(self._messageable(str(interaction.channel_id)), out.edit_of, out)
@@ -645,7 +649,7 @@ class DiscordAdapter:
             else:
                 await self._ack(interaction)
                 await self._send_chunks(self._messageable(str(interaction.channel_id)), out)
-        if out.notice:
+        if out.notice and not edited_here:
             await self._ephemeral(interaction, Outgoing(text=out.notice))
 
     async def _edit_pressed(self, interaction: discord.Interaction[Any], out: Outgoing) -> None:
