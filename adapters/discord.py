@@ -55,6 +55,23 @@ DMS_CLOSED = (
 )
 
 
+# slash commands with typed options (the rest take free text): a number from the list, a number
+# and words, a choice, a file, or required words under the name given here
+SLASH_SHAPES = {
+    "forget": "number", "history": "number", "past": "number", "restore": "number",
+    "edit": "number_text", "update": "number_text",
+    "memories": "which", "settings": "setting", "import": "file",
+    "search": "words", "remind": "reminder", "timezone": "zone",
+}
+SLASH_TEXT_HINTS = {
+    "search": "Words to look for in your memories",
+    "remind": "When and what, e.g. tomorrow at 9 call mom",
+    "timezone": "A city or zone, e.g. Rome or Europe/Paris",
+}
+MEMORY_LISTS = ("all", "current", "historical", "review", "archived")
+SETTINGS = ("review", "judge", "notices", "recheck")
+
+
 class DiscordStartError(RuntimeError):
     """The adapter could not come up (bad token, intents refused, Discord unreachable)."""
 
@@ -284,12 +301,53 @@ class DiscordAdapter:
             log.exception("Could not register the slash commands; typed commands still work")
 
     def _slash_command(self, name: str, description: str) -> app_commands.Command[Any, ..., None]:
+        """A slash command with typed options where the command has a shape (a number from the
+        list, a choice, a file); the rest take what follows the command as text. Each callback
+        writes the options back as the typed command, so the core reads one grammar."""
         adapter = self
-
-        @app_commands.describe(text="Anything after the command, as you would type it")
-        async def callback(interaction: discord.Interaction, text: str | None = None) -> None:
-            await adapter._on_slash(interaction, name, text)
-
+        shape = SLASH_SHAPES.get(name)
+        callback: Callable[..., Awaitable[None]]
+        if shape == "number":
+            @app_commands.describe(number="The memory's number in your last list")
+            async def by_number(interaction: discord.Interaction, number: app_commands.Range[int, 1, 100000]) -> None:
+                await adapter._on_slash(interaction, name, str(number))
+            callback = by_number
+        elif shape == "number_text":
+            @app_commands.describe(number="The memory's number in your last list", text="The new words")
+            async def number_text(interaction: discord.Interaction, number: app_commands.Range[int, 1, 100000], text: str) -> None:
+                await adapter._on_slash(interaction, name, f"{number} {text}")
+            callback = number_text
+        elif shape == "which":
+            @app_commands.describe(which="Which memories (all, if not chosen)")
+            @app_commands.choices(which=[app_commands.Choice(name=w, value=w) for w in MEMORY_LISTS])
+            async def which(interaction: discord.Interaction, which: app_commands.Choice[str] | None = None) -> None:
+                await adapter._on_slash(interaction, name, which.value if which else None)
+            callback = which
+        elif shape == "setting":
+            @app_commands.describe(setting="The setting to change (all shown, if not chosen)", value="On or off")
+            @app_commands.choices(setting=[app_commands.Choice(name=s, value=s) for s in SETTINGS],
+                                  value=[app_commands.Choice(name=v, value=v) for v in ("on", "off")])
+            async def setting(interaction: discord.Interaction, setting: app_commands.Choice[str] | None = None,
+                              value: app_commands.Choice[str] | None = None) -> None:
+                words = " ".join(c.value for c in (setting, value) if c is not None)
+                await adapter._on_slash(interaction, name, words or None)
+            callback = setting
+        elif shape == "file":
+            @app_commands.describe(file="The backup file (.json) that /export gave you")
+            async def with_file(interaction: discord.Interaction, file: discord.Attachment) -> None:
+                await adapter._on_slash(interaction, name, None, file)
+            callback = with_file
+        elif shape is not None:  # required text, named for what it is
+            @app_commands.rename(text=shape)
+            @app_commands.describe(text=SLASH_TEXT_HINTS.get(name, "What to do"))
+            async def required_text(interaction: discord.Interaction, text: str) -> None:
+                await adapter._on_slash(interaction, name, text)
+            callback = required_text
+        else:
+            @app_commands.describe(text="Anything after the command, as you would type it")
+            async def free_text(interaction: discord.Interaction, text: str | None = None) -> None:
+                await adapter._on_slash(interaction, name, text)
+            callback = free_text
         return app_commands.Command(name=name, description=description[:100], callback=callback)
 
     def _make_on_ready(self) -> Callable[[], Awaitable[None]]:
@@ -378,27 +436,28 @@ class DiscordAdapter:
 
     async def _read_import(self, message: discord.Message) -> Attachment | None:
         """The backup sent with /import, or None after telling the person why not."""
+        read = await self._read_attachment(message.attachments[0])
+        if isinstance(read, str):
+            await self._send_chunks(message.channel, Outgoing(text=read), reference=message)
+            return None
+        return read
+
+    async def _read_attachment(self, item: discord.Attachment) -> Attachment | str:
+        """The file, or the sentence that says why it was not taken (too big, not downloadable)."""
         limit = self._settings.discord_max_import_bytes
-        item = message.attachments[0]
         too_big = (
             f"That file is too big to import ({_human_size(item.size)}; the limit is "
             f"{_human_size(limit)})."
         )
         if item.size > limit:
-            await self._send_chunks(message.channel, Outgoing(text=too_big), reference=message)
-            return None
+            return too_big
         try:
             data = await item.read()
         except discord.HTTPException:
             log.exception("Could not download an attachment for /import")
-            await self._send_chunks(
-                message.channel, Outgoing(text="I couldn't download that file. Please try again."),
-                reference=message,
-            )
-            return None
+            return "I couldn't download that file. Please try again."
         if len(data) > limit:
-            await self._send_chunks(message.channel, Outgoing(text=too_big), reference=message)
-            return None
+            return too_big
         return Attachment(item.filename, data, item.content_type or "application/octet-stream")
 
     async def _reply_to_message(self, message: discord.Message, replies: Sequence[Outgoing]) -> None:
@@ -522,7 +581,9 @@ class DiscordAdapter:
 
     # ------------------------------------------------------------------ slash commands
 
-    async def _on_slash(self, interaction: discord.Interaction[Any], name: str, text: str | None) -> None:
+    async def _on_slash(
+        self, interaction: discord.Interaction[Any], name: str, text: str | None, file: discord.Attachment | None = None
+    ) -> None:
         in_guild = interaction.guild_id is not None
         try:
             # First, inside the 3 seconds: "thinking", ephemeral in guilds.
@@ -530,6 +591,14 @@ class DiscordAdapter:
         except discord.HTTPException:
             log.warning("Could not acknowledge /%s in time", name)
             return
+        attachments: tuple[Attachment, ...] = ()
+        if file is not None:
+            read = await self._read_attachment(file)
+            if isinstance(read, str):  # too big, or not downloadable: said, nothing imported
+                with contextlib.suppress(discord.HTTPException):
+                    await interaction.edit_original_response(content=read)
+                return
+            attachments = (read,)
         incoming = Incoming(
             platform=PLATFORM,
             chat_id=str(interaction.channel_id),
@@ -540,6 +609,8 @@ class DiscordAdapter:
             addressed_to_bot=True,
             message_id=None,
             via_slash_command=True,
+            attachments=attachments,
+            locale=str(interaction.locale.value) if interaction.locale else "",
         )
         try:
             replies = await self._core.handle_message(incoming)

@@ -1,6 +1,7 @@
 """Issue 20 item 7, end to end through the real discord.py and the Discord stand-in: the
 recommended answer is a primary (blue) button and the destructive ones are red; a click edits
-its message in place, with no ephemeral "Done." beside it."""
+its message in place, with no ephemeral "Done." beside it; slash commands take typed options
+(a number, a choice, a file for /import)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,37 @@ async def test_the_recommended_answer_is_blue_the_destructive_red_and_a_click_ed
         forget = await bot.say1(alice, "/forget_me")
         assert [(b.label, b.style) for b in forget.buttons] == [
             ("Yes, delete everything now (no undo)", DANGER), ("Cancel", SECONDARY)]
+
+
+async def test_slash_commands_take_typed_options_and_import_takes_a_file(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str  # noqa: F811
+) -> None:
+    alice, bob, general = people["alice"], people["bob"], people["general"]
+    async with running(server, database_url) as bot:
+        options = {c["name"]: [(o["name"], o["type"], o.get("required", False), [ch["value"] for ch in o.get("choices", [])])
+                               for o in c.get("options", [])] for c in server.commands}
+        assert options["forget"] == [("number", 4, True, [])]
+        assert options["edit"] == [("number", 4, True, []), ("text", 3, True, [])]
+        assert options["memories"] == [("which", 3, False, ["all", "current", "historical", "review", "archived"])]
+        assert options["settings"] == [("setting", 3, False, ["review", "judge", "notices", "recheck"]),
+                                       ("value", 3, False, ["on", "off"])]
+        assert options["import"] == [("file", 11, True, [])]
+        assert options["remind"] == [("reminder", 3, True, [])]
+
+        await bot.say1(alice, "remember: I like green tea")
+        await bot.say1(alice, "remember: I keep bees")
+        await server.slash(alice, general, "memories", which="current")
+        listing = await server.wait_for_bot_message(general, ephemeral=True)
+        assert "1. I like green tea" in listing.content and "2. I keep bees" in listing.content
+        await server.slash(alice, general, "forget", number=2)
+        deleted = await server.wait_for_bot_message(general, count=2, ephemeral=True)
+        assert deleted.content.startswith("Deleted “I keep bees”")
+        assert bot.memories(alice) == {"I like green tea": "current"}
+
+        exported = await bot.say1(alice, "/export")
+        [file] = exported.files
+        rec = await server.slash(bob, general, "import", file=(file.filename, file.data, "application/json"))
+        done = await server.wait_for_bot_message(general, count=3, ephemeral=True)
+        assert done.id == rec.original_message_id
+        assert done.content.startswith("Import done: 1 added")
+        assert bot.memories(bob) == {"I like green tea": "current"}

@@ -324,7 +324,7 @@ async def test_slash_memories_current_in_a_server_is_answered_ephemerally(
     alice, general = people["alice"], people["general"]
     async with running(server, database_url) as bot:
         await conflict_question(bot, alice)  # London unsure, Paris current
-        rec = await server.slash(alice, general, "memories", text="current")
+        rec = await server.slash(alice, general, "memories", which="current")
         answer = await server.wait_for_bot_message(general, ephemeral=True)
         assert rec.callback is not None and rec.callback.type == CB_DEFERRED_CHANNEL_MESSAGE
         assert rec.callback.flags & FLAG_EPHEMERAL and rec.callback.after < 3
@@ -409,11 +409,11 @@ async def test_a_reminder_set_with_an_ephemeral_slash_command_is_delivered_by_dm
     alice, bob, general = people["alice"], people["bob"], people["general"]
     async with running(server, database_url) as bot:
         assert bot.app is not None
-        await server.slash(alice, general, "remind", text="in 10 minutes take my antidepressants")
+        await server.slash(alice, general, "remind", reminder="in 10 minutes take my antidepressants")
         confirmation = await server.wait_for_bot_message(general, ephemeral=True)
         assert "take my antidepressants" in confirmation.content
         server.close_dms(bob)  # Bob does not take DMs from the bot
-        await server.slash(bob, general, "remind", text="in 10 minutes call the bank")
+        await server.slash(bob, general, "remind", reminder="in 10 minutes call the bank")
         await server.wait_for_bot_message(general, count=2, ephemeral=True)
         with bot.app.db.session() as s:
             s.execute(sql("UPDATE reminder SET due_at = :t"), {"t": bot.app.clock() - timedelta(seconds=1)})

@@ -691,7 +691,9 @@ class DiscordStandIn:
         return rec
 
     async def slash(self, user: User, channel_id: int, name: str, **options: Any) -> InteractionRecord:
-        """`user` runs the registered application command `name` with string options."""
+        """`user` runs the registered application command `name` with its options; an attachment
+        option (type 11) takes a (filename, bytes, content type) tuple, uploaded and sent as
+        Discord does: the option's value is the attachment's id, the file in `resolved`."""
         self._require_gateway()
         channel = self.channels[int(channel_id)]
         command = None
@@ -709,14 +711,27 @@ class DiscordStandIn:
                 raise StandInError(f"/{name} requires option {oname!r}")
         rec = self._new_interaction(INTERACTION_COMMAND, user, channel)
         rec.command, rec.options = name, dict(options)
+        resolved: dict[str, Any] = {}
+        values: dict[str, Any] = {}
+        for k, v in options.items():
+            if declared[k].get("type") == 11:
+                filename, blob, ctype = v
+                f = StoredFile(self._ids.next(), filename, blob, ctype)
+                self.files[f.id] = f
+                resolved[str(f.id)] = self._file_payload(f, channel.id)
+                values[k] = str(f.id)
+            else:
+                values[k] = v
         data: dict[str, Any] = {
             "id": command["id"],
             "name": name,
             "type": 1,
             "options": [
-                {"name": k, "type": declared[k].get("type", 3), "value": v} for k, v in options.items()
+                {"name": k, "type": declared[k].get("type", 3), "value": v} for k, v in values.items()
             ],
         }
+        if resolved:
+            data["resolved"] = {"attachments": resolved}
         if command.get("guild_id"):
             data["guild_id"] = command["guild_id"]
         await self._dispatch_interaction(rec, user, data)
