@@ -382,7 +382,8 @@ class DiscordAdapter:
                 return  # never reaches the core, never logged
             text = self._strip_mention(message, me.id)
         attachments: tuple[Attachment, ...] = ()
-        if message.attachments and is_import_command(text):
+        # with /import, or alone in a DM (no captions on Discord): the core offers it for import
+        if message.attachments and (is_import_command(text) or (is_dm and not text)):
             found = await self._read_import(message)
             if found is None:
                 return

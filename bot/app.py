@@ -36,6 +36,8 @@ from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
 from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, delivery_buttons
 from bot.features.timezones import PRESS_ACTION as ZONE_ACTION
 from bot.features.timezones import ZoneOffer
+from bot.features.import_offer import PRESS_ACTION as IMPORT_OFFER_ACTION
+from bot.features.import_offer import ImportOffer
 from bot.features.tidy import Curator, purge_deleted
 from bot.llm.client import LLM
 from bot.memory import MemoryService
@@ -308,7 +310,10 @@ def wire(app: App) -> None:
     router.command("start", mem.on_help)
     router.command("undo", mem.UndoCommand(app.reminders.after_undo).on_undo)
     router.command("export", mem.on_export)
-    router.command("import", mem.ImportCommand(settings.imports_per_hour, app.clock).on_import)
+    importer = mem.ImportCommand(settings.imports_per_hour, app.clock)
+    router.command("import", importer.on_import)
+    offer = ImportOffer(importer)
+    router.intent(c.FileOnly, offer.on_file)  # a backup dropped into a private chat: offered
     router.command("forget_me", mem.on_forget_me)
     router.command("why", app.why.on_why)
     router.command("reminders", reminders.on_list)
@@ -329,7 +334,8 @@ def wire(app: App) -> None:
     router.press("forget_me", forget_me.on_press)
     router.expired("forget_me", forget_me.on_expired)  # an old confirmation asks again
     router.press(REMINDER_ACTION, reminders.on_press)
-    router.press(ZONE_ACTION, app.zone_offer.on_press)  # the time zone offered under a first reminder
+    router.press(ZONE_ACTION, app.zone_offer.on_press)
+    router.press(IMPORT_OFFER_ACTION, offer.on_press)  # the time zone offered under a first reminder
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
     router.press(SAVE_OFFER_ACTION, app.answers.on_save_press)  # "Save" under a statement, without a model

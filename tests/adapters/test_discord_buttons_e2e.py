@@ -77,3 +77,27 @@ async def test_slash_commands_take_typed_options_and_import_takes_a_file(
         assert done.id == rec.original_message_id
         assert done.content.startswith("Import done: 1 added")
         assert bot.memories(bob) == {"I like green tea": "current"}
+
+
+async def test_a_backup_dropped_into_a_dm_without_words_is_offered_for_import(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str  # noqa: F811
+) -> None:
+    alice, bob = people["alice"], people["bob"]
+    async with running(server, database_url) as bot:
+        await bot.say1(alice, "remember: I like green tea")
+        await bot.say1(alice, "remember: I keep bees")
+        exported = await bot.say1(alice, "/export")
+        [file] = exported.files
+
+        not_backup = await bot.say1(bob, "", attachments=(("notes.txt", b"shopping: milk", "text/plain"),))
+        assert not_backup.content == ("That file isn't a backup I made, so I did nothing with it. I read text, "
+                                      "and the backup files /export gives you.")
+        offer = await bot.say1(bob, "", attachments=((file.filename, file.data, "application/json"),))
+        assert offer.content == ("That file is a backup of 2 memories. Import it? What you changed after the "
+                                 "backup is kept, and nothing happens until you choose.")
+        assert [(b.label, b.style) for b in offer.buttons] == [("Import it", PRIMARY), ("Don't import", SECONDARY)]
+        assert bot.memories(bob) == {}
+        await press(server, bob, offer, "Import it")
+        assert offer.content == "Import done: 2 added, 0 updated, 0 unchanged."
+        assert offer.buttons == []
+        assert bot.memories(bob) == {"I like green tea": "current", "I keep bees": "current"}
