@@ -297,7 +297,7 @@ def wire(app: App) -> None:
     router.intent(c.Search, mem.on_search)
     router.intent(c.ByNumber, mem.on_by_number)
     router.intent(c.Rewrite, mem.on_rewrite)
-    router.intent(c.Timezone, mem.on_timezone)
+    router.intent(c.Timezone, app.zone_offer.on_timezone)  # asks whether reminders set move with it
     router.intent(c.SettingsCmd, mem.on_settings)
     router.intent(c.Remind, reminders.on_remind)
     router.intent(c.Link, forgetting_tokens(app, linking.on_link))
