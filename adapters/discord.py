@@ -49,6 +49,7 @@ MAX_ROWS = 5
 STYLES = {"primary": discord.ButtonStyle.primary, "danger": discord.ButtonStyle.danger}
 
 SORRY = "Sorry, something went wrong on my side. Please try again."
+ANSWERED_PRIVATELY = "👌"  # the reaction that tells a channel its member was answered by DM
 DMS_CLOSED = (
     "I couldn't send you a direct message. Please allow direct messages from members of this "
     "server, then ask again."
@@ -463,6 +464,7 @@ class DiscordAdapter:
 
     async def _reply_to_message(self, message: discord.Message, replies: Sequence[Outgoing]) -> None:
         in_guild = message.guild is not None
+        reacted = False
         for out in replies:
             try:
                 if out.edit_of:
@@ -471,6 +473,10 @@ class DiscordAdapter:
                     try:
                         dm = await self._dm_channel(message.author.id)
                         await self._send_chunks(dm, out)
+                        if not reacted:  # the channel sees that an answer went, and nothing of it
+                            reacted = True
+                            with contextlib.suppress(discord.HTTPException):
+                                await message.add_reaction(ANSWERED_PRIVATELY)
                     except discord.Forbidden:
                         await self._send_chunks(message.channel, Outgoing(text=DMS_CLOSED), reference=message)
                 else:

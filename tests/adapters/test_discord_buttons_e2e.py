@@ -101,3 +101,17 @@ async def test_a_backup_dropped_into_a_dm_without_words_is_offered_for_import(
         assert offer.content == "Import done: 2 added, 0 updated, 0 unchanged."
         assert offer.buttons == []
         assert bot.memories(bob) == {"I like green tea": "current", "I keep bees": "current"}
+
+
+async def test_a_private_answer_to_a_mention_leaves_a_reaction_in_the_channel(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str  # noqa: F811
+) -> None:
+    """Issue 20 item 4 on Discord: the answer goes by DM; the channel sees a 👌, nothing of it."""
+    alice, general = people["alice"], people["general"]
+    async with running(server, database_url) as bot:
+        sent = await server.send_message(alice, general, f"{server.mention()} remember: I keep bees")
+        answer = await server.wait_for_bot_message(bot.dm(alice))
+        assert answer.content.startswith("Saved: “I keep bees”")
+        await server.wait_for(lambda: sent.id in server.reactions, what="the reaction")
+        assert server.reactions[sent.id] == ["👌"]
+        assert server.bot_messages(general) == []

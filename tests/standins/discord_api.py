@@ -356,6 +356,7 @@ class DiscordStandIn:
         self._by_token: dict[str, InteractionRecord] = {}
         self.files: dict[int, StoredFile] = {}
         self.commands: list[dict[str, Any]] = []
+        self.reactions: dict[int, list[str]] = {}  # message id -> the bot's reaction emojis
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self._command_ids: dict[tuple[int | None, str], int] = {}
         self.identifies: list[dict[str, Any]] = []
@@ -391,6 +392,7 @@ class DiscordStandIn:
         r.add_patch(f"{p}/channels/{{cid}}/messages/{{mid}}", self._patch_message)
         r.add_delete(f"{p}/channels/{{cid}}/messages/{{mid}}", self._delete_message)
         r.add_post(f"{p}/channels/{{cid}}/typing", self._typing)
+        r.add_put(f"{p}/channels/{{cid}}/messages/{{mid}}/reactions/{{emoji}}/@me", self._put_reaction)
         r.add_post(f"{p}/interactions/{{iid}}/{{token}}/callback", self._interaction_callback)
         r.add_post(f"{p}/webhooks/{{app}}/{{token}}", self._followup_post)
         r.add_get(f"{p}/webhooks/{{app}}/{{token}}/messages/{{mid}}", self._webhook_get)
@@ -1346,6 +1348,13 @@ class DiscordStandIn:
         channel = self._channel_or_404(request.match_info["cid"])
         msg = self._message_or_404(channel, request.match_info["mid"])
         msg.deleted = True
+        return web.Response(status=204)
+
+    async def _put_reaction(self, request: web.Request) -> web.Response:
+        """The bot reacts to a message: recorded by message id, as the emoji (URL-decoded)."""
+        channel = self._channel_or_404(request.match_info["cid"])
+        msg = self._message_or_404(channel, request.match_info["mid"])
+        self.reactions.setdefault(msg.id, []).append(request.match_info["emoji"])
         return web.Response(status=204)
 
     async def _typing(self, request: web.Request) -> web.Response:
