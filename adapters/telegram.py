@@ -111,6 +111,7 @@ TEXT_LIMIT = 4096  # UTF-16 code units, as Telegram counts
 CAPTION_LIMIT = 1024
 CALLBACK_DATA_LIMIT = 64  # bytes
 CALLBACK_TEXT_LIMIT = 200
+TOAST_LIMIT = 40  # characters a toast can show for its two seconds; longer notices are alerts
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]  # edited messages are not even fetched
 POLL_TIMEOUT = timedelta(seconds=10)
 MAX_CONCURRENT_UPDATES = 256
@@ -755,6 +756,8 @@ class TelegramAdapter:
                     context.bot.answer_callback_query,
                     callback_query_id=query.id,
                     text=text[:CALLBACK_TEXT_LIMIT] if text else None,
+                    # a refusal that takes reading stays until dismissed; a short one is a toast
+                    show_alert=bool(text and len(text) > TOAST_LIMIT),
                 )
             except TelegramError as exc:
                 log.warning("answering a callback query failed: %s", exc)

@@ -38,6 +38,8 @@ from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
 from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, delivery_buttons
 from bot.features.timezones import PRESS_ACTION as ZONE_ACTION
 from bot.features.timezones import ZoneOffer
+from bot.features.import_offer import PRESS_ACTION as IMPORT_OFFER_ACTION
+from bot.features.import_offer import ImportOffer
 from bot.features.tidy import Curator, purge_deleted
 from bot.features.welcome import HOW_ACTION, Welcome
 from bot.features.welcome import ZONE_ACTION as START_ZONE_ACTION
@@ -301,7 +303,7 @@ def wire(app: App) -> None:
     router.intent(c.Search, mem.on_search)
     router.intent(c.ByNumber, mem.on_by_number)
     router.intent(c.Rewrite, mem.on_rewrite)
-    router.intent(c.Timezone, mem.on_timezone)
+    router.intent(c.Timezone, app.zone_offer.on_timezone)  # asks whether reminders set move with it
     router.intent(c.SettingsCmd, mem.on_settings)
     router.intent(c.Remind, reminders.on_remind)
     router.intent(c.Link, forgetting_tokens(app, linking.on_link))
@@ -315,7 +317,10 @@ def wire(app: App) -> None:
     router.command("start", welcome.on_start)
     router.command("undo", mem.UndoCommand(app.reminders.after_undo).on_undo)
     router.command("export", mem.on_export)
-    router.command("import", mem.ImportCommand(settings.imports_per_hour, app.clock).on_import)
+    importer = mem.ImportCommand(settings.imports_per_hour, app.clock)
+    router.command("import", importer.on_import)
+    offer = ImportOffer(importer)
+    router.intent(c.FileOnly, offer.on_file)  # a backup dropped into a private chat: offered
     router.command("forget_me", mem.on_forget_me)
     router.command("why", app.why.on_why)
     router.command("reminders", reminders.on_list)
@@ -337,7 +342,8 @@ def wire(app: App) -> None:
     router.press("forget_me", forget_me.on_press)
     router.expired("forget_me", forget_me.on_expired)  # an old confirmation asks again
     router.press(REMINDER_ACTION, reminders.on_press)
-    router.press(ZONE_ACTION, app.zone_offer.on_press)  # the time zone offered under a first reminder
+    router.press(ZONE_ACTION, app.zone_offer.on_press)
+    router.press(IMPORT_OFFER_ACTION, offer.on_press)  # the time zone offered under a first reminder
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
     router.press(HOW_ACTION, welcome.on_how)

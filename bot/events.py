@@ -91,6 +91,9 @@ class Button:
     label: str
     token: str
     detail: str = ""
+    # how the platform may colour it: "primary" (the recommended answer), "danger" (deletes,
+    # cannot be taken back), "" (plain); Telegram has no colours, Discord does
+    style: str = ""
 
     @property
     def described(self) -> str:

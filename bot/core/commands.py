@@ -114,9 +114,15 @@ class TokenCmd:
     number: int | None = None
 
 
+@dataclass(frozen=True)
+class FileOnly:
+    """A file sent without any words (a backup dropped into a private chat): the core reads it
+    as this, not as an empty chat message."""
+
+
 Intent = Union[
     Chat, Save, BareNumber, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link,
-    TokenCmd,
+    TokenCmd, FileOnly,
 ]
 
 # --- grammar ---------------------------------------------------------------------------------

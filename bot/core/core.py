@@ -105,7 +105,7 @@ class Core:
             return before + await self._dispatch(turn, message)
 
     async def _dispatch(self, turn: Turn, message: Incoming) -> list[Outgoing]:
-        intent = commands.parse(message.text)
+        intent = commands.FileOnly() if message.attachments and not message.text.strip() else commands.parse(message.text)
         handler = self.router.for_intent(intent)
         if handler is None:
             if isinstance(intent, commands.Simple):

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.core import commands as c
 from bot.core import render
 from bot.core.buttons import ButtonSpec, Claim, Rows
 from bot.core.core import Core
 from bot.core.replies import reply
 from bot.core.turn import Turn
 from bot.events import ButtonPress, Incoming, Outgoing
+from bot.features.memory_commands import on_timezone
 from bot.features.reminders import ReminderService, confirmation_of
 from bot.storage.reminders import ReminderView
 from bot.when.zones import (
@@ -28,6 +30,7 @@ from bot.when.zones import (
     is_fixed_offset,
     is_valid_timezone,
     likely_zones,
+    resolve_timezone,
     zone_from_answer,
 )
 
@@ -99,6 +102,16 @@ class ZoneOffer:
         rows = await core.buttons.issue(turn.owner_id, [specs[i:i + 2] for i in range(0, len(specs), 2)])
         self._expect_answer(core, turn)
         return text_of(used), rows
+
+    async def on_timezone(self, core: Core, turn: Turn, intent: c.Timezone, msg: Incoming) -> list[Outgoing]:
+        """/timezone <zone>: as before (memory_commands.on_timezone), unless one-off reminders
+        were read in the old zone: then the change asks whether they move with it."""
+        zone = resolve_timezone(intent.zone) if intent.zone is not None else None
+        if zone is not None:
+            old = await core.memory.timezone_of(turn.owner_id)
+            if old != zone and await self.reminders.zone_moves(turn.owner_id, old, zone):
+                return [await self.choose(core, turn, zone, edit_of=None)]
+        return await on_timezone(core, turn, intent, msg)
 
     async def on_ask(self, core: Core, turn: Turn, locale: str = "") -> Outgoing:
         """The offer on its own (a "Set my time zone" button elsewhere)."""

@@ -442,6 +442,12 @@ class MemoryService:
     async def export_bytes(self, owner_id: int) -> bytes:
         return json.dumps(await self.export(owner_id), ensure_ascii=False, indent=1).encode("utf-8")
 
+    async def backup_size(self, raw: bytes | str) -> int:
+        """How many memories a backup holds, read without importing anything; raises
+        ImportProblem when it is not a backup (so a file dropped in a chat can be offered)."""
+        backup = await asyncio.to_thread(transfer.parse_backup, raw)
+        return len(backup.memories)
+
     async def import_bytes(self, owner_id: int, raw: bytes | str, *, via: ChatRef | None = None) -> ImportReport:
         """Validate then apply a backup; raises ImportProblem and changes nothing when the file
         is malformed. `via`: the importer's private chat on the platform the import came

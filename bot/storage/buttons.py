@@ -50,6 +50,7 @@ class ButtonSpec:
     alone: bool = False
     # what it acts on, in words, for where the label alone is not enough (see events.Button)
     detail: str = ""
+    style: str = ""  # "primary" (recommended) | "danger" (destructive) | "" (see events.Button)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class IssuedButton:
     label: str
     token: str
     detail: str = ""
+    style: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def issue(s: Session, owner_id: int, rows: list[list[ButtonSpec]]) -> list[list[
                     expires_at=now + spec.ttl if spec.ttl else None,
                 )
             )
-            issued_row.append(IssuedButton(spec.label, token, spec.detail))
+            issued_row.append(IssuedButton(spec.label, token, spec.detail, spec.style))
         out.append(issued_row)
     s.flush()
     return out

@@ -106,3 +106,14 @@ async def _no_more_messages(bot: Running, chat: int) -> None:
     count = len(bot.tg.sent(chat))
     await asyncio.sleep(0.5)
     assert len(bot.tg.sent(chat)) == count
+
+
+async def test_the_timezone_command_asks_before_moving_reminders_set_in_the_old_zone(bot: Running) -> None:
+    await bot.say(ALICE, ALICE, "remind me tomorrow at 10 to call the vet")
+    asked = (await bot.say(ALICE, ALICE, "/timezone Europe/Rome"))[0]
+    assert asked.body.startswith("Your time zone is now Europe/Rome. New reminders are read in it.\n\n")
+    assert asked.body.endswith("at 10:00 (Europe/Rome)?")
+    assert [[label for label, _ in row] for row in asked.buttons] == [["Move it", "Keep its time"]]
+    # with nothing to move, /timezone answers as it always did, with an Undo
+    [plain] = await bot.say(ALICE, ALICE, "/timezone Europe/Rome")
+    assert plain.body == "Your time zone is already Europe/Rome."

@@ -47,43 +47,45 @@ def topic_slots(texts: dict[str, tuple[str, str | None]]) -> dict[str, str]:
     return out
 
 
-def ask_about_contradictions(s: Session, owner_id: int, slots: dict[int, str], action_id: str) -> int:
+def ask_about_contradictions(s: Session, owner_id: int, slots: dict[int, str], action_id: str,
+                             before: set[int]) -> int:
     """Questions for the imported facts (id -> their topic, from `topic_slots`) that contradict
-    a live fact from before the import; returns how many questions were asked.
+    a live fact from before the import (`before`: the ids the import's plan read as live);
+    returns how many questions were asked.
 
-    Linear in the size of the import: only facts of a single-value topic (a slot: residence,
-    employer ...) are read, against the person's live facts of the same topics, fetched in one
-    query; a 5 MB backup must not hold the final transaction for seconds."""
-    fact_ids = sorted(slots)
-    if not fact_ids:
+    Runs in the import's final transaction, so it reads little: nothing at all for a person who
+    had no facts of those topics, else the few columns the rules need of the facts on both sides
+    of a shared topic, and whole rows only for the facts it marks."""
+    if not slots or not before:
         return 0
     table = Memory.__table__  # type: ignore[attr-defined]
     conn = s.connection()
-    imported = set(fact_ids)
+    lean = [table.c[n] for n in ("id", "text", "slot", "status", "created_at", "archived")]
 
-    def rows(where: Any) -> list[dict[str, Any]]:
-        got = conn.execute(sa.select(*_OLD_COLUMNS).where(
+    def read(where: Any, columns: Any = lean) -> list[dict[str, Any]]:
+        got = conn.execute(sa.select(*columns).where(
             table.c.owner_id == owner_id, table.c.deleted_at.is_(None), where)).mappings()
         return [dict(r) for r in got]
 
+    by_slot: dict[str, list[dict[str, Any]]] = {}
+    olds_where = sa.and_(table.c.slot.in_(sorted(set(slots.values()))),
+                         table.c.id.between(min(before), max(before)))
+    for old in read(olds_where):
+        if old["id"] in before and old["id"] not in slots and old["status"] in LIVE and not old["archived"]:
+            by_slot.setdefault(old["slot"], []).append(old)
+    if not by_slot:
+        return 0
+    fact_ids = sorted(i for i, slot in slots.items() if slot in by_slot)
     facts: list[tuple[dict[str, Any], str]] = []
     for i in range(0, len(fact_ids), CHUNK):
-        for row in rows(table.c.id.in_(fact_ids[i:i + CHUNK])):
+        for row in read(table.c.id.in_(fact_ids[i:i + CHUNK])):
             if row["status"] == Status.CURRENT.value:
                 facts.append((row, slots[row["id"]]))
-    if not facts:
-        return 0
-    by_slot: dict[str, list[dict[str, Any]]] = {}
-    for old in rows(table.c.slot.in_(sorted({slot for _, slot in facts}))):
-        if old["id"] not in imported and old["status"] in LIVE and not old["archived"]:
-            by_slot.setdefault(old["slot"], []).append(old)
-    # newer fact id -> [(older row, reason, verdict)]: one question per newer fact
-    questions: dict[int, list[tuple[dict[str, Any], str, str]]] = {}
+    # newer fact id -> [(older id, reason, verdict)]: one question per newer fact
+    questions: dict[int, list[tuple[int, str, str]]] = {}
     marked: set[int] = set()
     for fact, slot in facts:
-        olds = {o["id"]: o for o in by_slot.get(slot, ())}
-        if not olds:
-            continue
+        olds = {o["id"]: o for o in by_slot[slot]}
         relevant = [rules.Fact(id=o["id"], text=o["text"], slot=o["slot"], status=o["status"]) for o in olds.values()]
         for nom in rules.assess(fact["text"], relevant, {}, new_slot=slot).nominations:
             old = olds.get(nom.old_id)
@@ -93,9 +95,17 @@ def ask_about_contradictions(s: Session, owner_id: int, slots: dict[int, str], a
             if older["id"] in marked:
                 continue
             marked.add(older["id"])
-            questions.setdefault(newer["id"], []).append((older, f"rule: {nom.rule} (import)", nom.verdict))
+            questions.setdefault(newer["id"], []).append((older["id"], f"rule: {nom.rule} (import)", nom.verdict))
+    if not questions:
+        return 0
+    full = {r["id"]: r for r in read(table.c.id.in_(sorted(marked)), _OLD_COLUMNS)}
     changed: list[tuple[dict[str, Any], dict[str, Any], str, str]] = []
-    for new_id, asked in questions.items():
+    asked_count = 0
+    for new_id, asked_ids in questions.items():
+        asked = [(full[i], reason, verdict) for i, reason, verdict in asked_ids if i in full]
+        if not asked:
+            continue
+        asked_count += 1
         s.add(Conflict(
             owner_id=owner_id,
             new_memory_id=new_id,
@@ -106,11 +116,11 @@ def ask_about_contradictions(s: Session, owner_id: int, slots: dict[int, str], a
             }),
         ))
         for old, _, _ in asked:
-            before = snapshot(_Attrs(old))
+            was = snapshot(_Attrs(old))
             old.update(status=Status.UNSURE.value)
-            changed.append((old, before, EventKind.MARKED_UNSURE, "possibly replaced; asked after an import"))
+            changed.append((old, was, EventKind.MARKED_UNSURE, "possibly replaced; asked after an import"))
     if changed:
         s.flush()
         _write_changes(conn, owner_id, action_id, "person", changed)
-    return len(questions)
+    return asked_count
 

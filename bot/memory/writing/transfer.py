@@ -826,7 +826,7 @@ def finish_import(s: Session, plan: ImportPlan, staging: int, staged_ids: dict[s
     # restored facts that contradict current ones: questions, as a save's would be
     restored = {i: plan.slots[u] for u, i in staged_ids.items() if u in plan.slots}
     restored.update({e.id: plan.slots[rec.uid] for rec, e in plan.updates if rec.uid in plan.slots})
-    report.questions = ask_about_contradictions(s, owner_id, restored, action_id)
+    report.questions = ask_about_contradictions(s, owner_id, restored, action_id, set(plan.existing_ids.values()))
 
     if plan.reminders:
         s.execute(insert(_table(Reminder)), [
