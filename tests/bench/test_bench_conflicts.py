@@ -238,15 +238,21 @@ def test_the_service_benchmark_reads_any_file_of_the_format(tmp_path: Path, caps
 
 
 def test_the_invented_files_are_what_their_builder_makes() -> None:
-    """bench/data/conflict_pairs_invented_*.jsonl are rebuilt, seeded, by bench.invented_pairs
-    from bench/data/invented_facts.jsonl; the held-out file shares no persona with the tuning
-    file."""
+    """bench/data/conflict_pairs_invented_{tune,heldout2}.jsonl are rebuilt, seeded, by
+    bench.invented_pairs from bench/data/invented_facts.jsonl; the held-out file shares no persona
+    with the tuning file. The first held-out file (H01-H12) stays as it was built, and its
+    personas are tuning personas now."""
     from bench.datasets import data_file
     from bench.invented_pairs import build, load_facts
 
     facts = load_facts()
-    personas = {split: {f["persona"] for f in facts if f["split"] == split} for split in ("tune", "heldout")}
-    assert personas["tune"] and personas["heldout"] and not personas["tune"] & personas["heldout"]
-    for split in ("tune", "heldout"):
+    personas = {split: {f["persona"] for f in facts if f["split"] == split} for split in ("tune", "heldout2")}
+    assert personas["tune"] and personas["heldout2"] and not personas["tune"] & personas["heldout2"]
+    assert {f["split"] for f in facts} == {"tune", "heldout2"}
+    for split in ("tune", "heldout2"):
         stored = load_pairs(data_file(f"conflict_pairs_invented_{split}.jsonl"))
         assert stored == build(facts, split)
+    first = load_pairs(data_file("conflict_pairs_invented_heldout.jsonl"))
+    assert len(first) == 376
+    first_personas = {p for pair in first for p in pair["persona"].split("+")}
+    assert first_personas == {f"H{n:02d}" for n in range(1, 13)} and first_personas <= personas["tune"]

@@ -857,11 +857,49 @@ def _match_rule(
     return found
 
 
+# Chat and notes drop the subject and its verb: "Based in Leeds.", "been living here 3 years",
+# "Married, two kids.", "Not seeing anyone.", "41 years old", "Age 30". Such a sentence is read
+# as if the subject were there; the words that start it say which subject and verb were dropped.
+_DROPPED_I_AM = re.compile(
+    r"^(?:(?:just|now|still|currently|recently|happily|newly|also|not|no longer|proudly|"
+    r"officially|finally) )*(?:"
+    r"(?:married|single|divorced|separated|engaged|widowed|retired|unemployed|self employed|"
+    r"vegan|vegetarian|veggie|pescatarian|pescetarian)(?=$|[,!]| (?:and|but|with|since|for|again|"
+    r"now|to|at|in|right|already|too|though|lol|these days|at the moment)\b)"
+    r"|(?:based|living|staying|settled|stationed) (?:in|out of|near|at|abroad|overseas|up|down|"
+    r"out|with)\b"
+    r"|(?:working|employed) (?:as|at|for|in)\b"
+    r"|(?:seeing|dating) (?:someone|somebody|anyone|anybody|a|an|nobody|no one)\b"
+    r"|in a relationship\b|(?:a|an) (?=[a-z]))"
+)
+_DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?been\b")
+_DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)")
+_BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with |$)")
+
+
+def _restore_subject(sentence: str) -> str:
+    """The sentence with the subject chat dropped put back ("based in leeds" -> "i am based in
+    leeds", "41 years old" -> "i am 41 years old"), or unchanged. A sentence that is only a job's
+    name ("freelance graphic designer") reads as "i am a ..."."""
+    if sentence.startswith(("i ", "we ", "my ", "our ")):
+        return sentence
+    if _DROPPED_I_HAVE.match(sentence):
+        return "i have " + sentence
+    if _DROPPED_AGE.match(sentence):
+        return "i am " + _DROPPED_AGE.sub("", sentence)
+    if _DROPPED_I_AM.match(sentence):
+        return "i am " + sentence
+    phrase = _BARE_NOUN_PHRASE.match(sentence)
+    if phrase and is_profession(phrase.group(0)):
+        return "i am a " + sentence
+    return sentence
+
+
 @lru_cache(maxsize=16384)
 def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     best: dict[str, SlotMatch] = {}
     priority: dict[str, int] = {}
-    sents = sentences(norm)
+    sents = [(offset, _restore_subject(sentence.strip())) for offset, sentence in sentences(norm)]
     for order, (name, rule) in enumerate(SLOTS.items()):
         for found in _match_rule(name, rule, norm, sents):
             priority.setdefault(found.slot, order)

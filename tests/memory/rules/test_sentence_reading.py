@@ -232,3 +232,45 @@ def test_the_same_city_misspelt_is_not_a_move() -> None:
     assert result.duplicate_of is not None or result.nominations[0].verdict == VERDICT_SAME
     moved = verdict("I live in Boston.", "I live in Austin now.")
     assert moved.nominations and moved.nominations[0].verdict == VERDICT_CHANGE
+
+
+# Chat and notes drop "I am" / "I have": the subject is put back before the topics are read.
+DROPPED_SUBJECT = [
+    ("Based in Cardiff these days.", "residence", "cardiff"),
+    ("living in Quebec now", "residence", "quebec"),
+    ("been living in Oslo since 2020", "residence", "oslo"),
+    ("Married, three kids.", "relationship", "married"),
+    ("not dating anyone right now", "relationship", None),
+    ("Retired since March.", "job", "retired"),
+    ("Vegetarian.", "diet", "vegetarian"),
+    ("52 years old", "age", "52"),
+    ("Age 47.", "age", "47"),
+    ("Primary school teacher.", "job", "primary school teacher"),
+    ("Software engineer at a bank.", "job", None),
+    ("Just moved to Leeds!", "residence", "leeds"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), DROPPED_SUBJECT)
+def test_a_dropped_subject_is_put_back(text: str, slot: str, value: str | None) -> None:
+    assert detect_slot(text) == slot, find_slots(text)
+    if value is not None:
+        assert slot_value(text, slot) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Coffee lover.", "Big fan of jazz.", "Been to Paris twice.", "Based on a true story.",
+     "Living the dream!", "A dog person.", "From time to time I paint.", "Single malt, neat."],
+)
+def test_a_fragment_that_is_not_a_fact_about_the_topics(text: str) -> None:
+    assert not {m.slot for m in find_slots(text) if not m.hint} & {
+        "residence", "job", "relationship", "diet", "age", "origin"
+    }, find_slots(text)
+
+
+def test_terse_notes_are_compared_like_sentences() -> None:
+    moved = verdict("Based in Cardiff.", "I live in Bath now.")
+    assert moved.nominations and moved.nominations[0].verdict == VERDICT_CHANGE
+    same = verdict("I'm vegetarian.", "Vegetarian.")
+    assert same.duplicate_of is not None or same.nominations[0].verdict == VERDICT_SAME
