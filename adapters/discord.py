@@ -73,6 +73,18 @@ MEMORY_LISTS = ("all", "current", "historical", "review", "archived")
 SETTINGS = ("review", "judge", "notices", "recheck")
 
 
+
+# An underscore between two word characters never formats in Discord ("forget_me"), so it is
+# left as typed; escape_markdown would write "forget\\_me", which reads oddly when copied.
+_WORD_UNDERSCORE = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")  # letters or digits on both sides
+
+
+def discord_literal(text: str) -> str:
+    """Text Discord shows exactly as written: every mark that would start formatting (bold,
+    italics, code, spoilers, masked links, headings, quotes, lists) escaped, links left whole."""
+    return _WORD_UNDERSCORE.sub("_", discord.utils.escape_markdown(text, as_needed=True))
+
+
 class DiscordStartError(RuntimeError):
     """The adapter could not come up (bad token, intents refused, Discord unreachable)."""
 
@@ -488,10 +500,11 @@ class DiscordAdapter:
 
     @staticmethod
     def _text_of(out: Outgoing) -> str:
-        """The visible text; a notice stands in for text where there is no presser to show it to."""
-        if out.text or out.file or out.buttons:
-            return out.text
-        return out.notice or ""
+        """The visible text; a notice stands in for text where there is no presser to show it to.
+        Only the model's answers (`out.markdown`) keep their Markdown; everything else is shown
+        literally, so a memory like "[click](https://evil.example)" never becomes a masked link."""
+        text = out.text if (out.text or out.file or out.buttons) else (out.notice or "")
+        return text if out.markdown else discord_literal(text)
 
     @staticmethod
     def _file(out: Outgoing) -> discord.File | None:
@@ -544,7 +557,7 @@ class DiscordAdapter:
             kwargs["view"] = None
         await partial.edit(**kwargs)
         if len(chunks) > 1:
-            rest = Outgoing(text="\n\n".join(chunks[1:]), buttons=out.buttons, file=out.file)
+            rest = Outgoing(text="\n\n".join(chunks[1:]), buttons=out.buttons, file=out.file, markdown=True)  # already literal
             await self._send_chunks(target, rest)
 
     async def _dm_channel(self, user_id: int) -> discord.DMChannel:
@@ -735,7 +748,7 @@ class DiscordAdapter:
     async def _edit_pressed(self, interaction: discord.Interaction[Any], out: Outgoing) -> None:
         """Edit the message the button is on through the interaction: the only way that also
         works for ephemeral messages, and it doubles as the answer to the press."""
-        chunks = split_message(out.text, MESSAGE_LIMIT) or [""]
+        chunks = split_message(self._text_of(out), MESSAGE_LIMIT) or [""]
         kwargs: dict[str, Any] = {"content": chunks[0] or None}
         if len(chunks) == 1:
             kwargs["view"] = build_view(out.buttons)
@@ -749,7 +762,7 @@ class DiscordAdapter:
         else:
             await interaction.response.edit_message(**kwargs)
         if len(chunks) > 1:
-            rest = Outgoing(text="\n\n".join(chunks[1:]), buttons=out.buttons, file=out.file)
+            rest = Outgoing(text="\n\n".join(chunks[1:]), buttons=out.buttons, file=out.file, markdown=True)  # already literal
             pressed = interaction.message
             if pressed is not None and pressed.flags.ephemeral:
                 await self._ephemeral(interaction, rest)

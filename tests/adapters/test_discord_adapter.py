@@ -572,3 +572,25 @@ async def test_a_login_link_goes_out_without_an_embed(server: DiscordStandIn, wo
         await server.wait_for_bot_message(dm, count=2)
         other = [m for m in server.bot_messages(dm) if m.content == "See https://example.org"]
         assert other and not other[0].flags & 4
+
+
+import pytest  # noqa: E402
+
+from adapters.discord import discord_literal  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("I live in Rome", "I live in Rome"),
+        ("/forget_me and snake_case_word", "/forget_me and snake_case_word"),  # never formats
+        ("[click](https://evil.example)", "\\[click](https://evil.example)"),
+        ("**bold** and *it*", "\\*\\*bold\\*\\* and \\*it*"),
+        ("# not a heading\n> not a quote", "\\# not a heading\n\\> not a quote"),
+        ("||spoiler|| ~~gone~~ `x<y`", "\\|\\|spoiler|| \\~\\~gone~~ \\`x<y`"),
+        ("see https://example.com/a_b_c", "see https://example.com/a_b_c"),  # links stay whole
+        ("_underlined_ __twice__", "\\_underlined\\_ \\_\\_twice__"),  # no opener left for the last pair
+    ],
+)
+def test_plain_text_is_shown_literally_on_discord(text: str, shown: str) -> None:
+    assert discord_literal(text) == shown

@@ -29,3 +29,22 @@ async def test_remember_as_a_slash_command_and_a_mention_anywhere_in_a_server(
         assert noted.content == "Saved: “my bike is blue”"
         assert server.bot_messages(general, ephemeral=False) == []  # nothing private in the channel
         assert bot.memories(alice) == {"I live in Rome": "current", "my bike is blue": "current"}
+
+
+async def test_memory_text_shows_literally_and_never_as_discord_formatting(
+    server: DiscordStandIn, people: dict[str, Any], database_url: str  # noqa: F811
+) -> None:
+    """A saved "[click](https://evil.example)" must not become a masked link in /memories (a
+    phishing line in the bot's own voice), nor "**x**" bold or "# x" a heading."""
+    alice = people["alice"]
+    async with running(server, database_url) as bot:
+        dm = bot.dm(alice)
+        fact = "My site is [click](https://evil.example) and **bold** and `x<y`"
+        await server.send_message(alice, dm, f"remember: {fact}")
+        saved = await server.wait_for_bot_message(dm, ephemeral=False)
+        assert "\\[click](https://evil.example)" in saved.content
+        assert "\\*\\*bold" in saved.content and "\\`x<y" in saved.content
+        await server.send_message(alice, dm, "/memories")
+        listed = await server.wait_for_bot_message(dm, ephemeral=False, count=2)
+        assert "\\[click](https://evil.example)" in listed.content, listed.content
+        assert bot.memories(alice) == {fact: "current"}  # stored as typed; only the display escapes
