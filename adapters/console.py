@@ -192,7 +192,12 @@ class ConsoleAdapter:
                 self._write(out.notice)
             return None
         message_id = out.edit_of or f"out-{next(self._ids)}"
-        parts = [out.text] if out.text else []
+        text = out.text
+        if out.markdown:  # no raw ** in a terminal; imported here, so start-up stays quick
+            from adapters.formatting import from_markdown
+
+            text = from_markdown(out.text).text
+        parts = [text] if text else []
         if out.file is not None:
             parts.append(self._save_file(out.file))
         buttons = out.all_buttons

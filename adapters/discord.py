@@ -45,12 +45,32 @@ CUSTOM_ID_LIMIT = 100
 LABEL_LIMIT = 80
 BUTTONS_PER_ROW = 5
 MAX_ROWS = 5
+# the recommended answer blue, what deletes for good red, the rest grey
+STYLES = {"primary": discord.ButtonStyle.primary, "danger": discord.ButtonStyle.danger}
 
 SORRY = "Sorry, something went wrong on my side. Please try again."
+ANSWERED_PRIVATELY = "👌"  # the reaction that tells a channel its member was answered by DM
 DMS_CLOSED = (
     "I couldn't send you a direct message. Please allow direct messages from members of this "
     "server, then ask again."
 )
+
+
+# slash commands with typed options (the rest take free text): a number from the list, a number
+# and words, a choice, a file, or required words under the name given here
+SLASH_SHAPES = {
+    "forget": "number", "history": "number", "past": "number", "restore": "number",
+    "edit": "number_text", "update": "number_text",
+    "memories": "which", "settings": "setting", "import": "file",
+    "search": "words", "remind": "reminder", "timezone": "zone",
+}
+SLASH_TEXT_HINTS = {
+    "search": "Words to look for in your memories",
+    "remind": "When and what, e.g. tomorrow at 9 call mom",
+    "timezone": "A city or zone, e.g. Rome or Europe/Paris",
+}
+MEMORY_LISTS = ("all", "current", "historical", "review", "archived")
+SETTINGS = ("review", "judge", "notices", "recheck")
 
 
 class DiscordStartError(RuntimeError):
@@ -93,12 +113,12 @@ class TokenButton(
     discord.py rebuilds one from any clicked component matching the template, which is what
     makes buttons survive restarts."""
 
-    def __init__(self, token: str, label: str = "\u2026", row: int | None = None) -> None:
+    def __init__(self, token: str, label: str = "\u2026", row: int | None = None, style: str = "") -> None:
         super().__init__(
             discord.ui.Button(
                 label=(label or "\u2026")[:LABEL_LIMIT],
                 custom_id=f"{BUTTON_PREFIX}{token}",
-                style=discord.ButtonStyle.secondary,
+                style=STYLES.get(style, discord.ButtonStyle.secondary),
             ),
             row=row,
         )
@@ -137,7 +157,7 @@ def build_view(rows: Sequence[Sequence[Button]]) -> discord.ui.View | None:
             if len(BUTTON_PREFIX) + len(button.token) > CUSTOM_ID_LIMIT or not button.token:
                 log.error("button token of length %d does not fit a custom_id; dropped", len(button.token))
                 continue
-            view.add_item(TokenButton(button.token, button.label, row=index))
+            view.add_item(TokenButton(button.token, button.label, row=index, style=button.style))
     return view if view.children else None
 
 
@@ -282,12 +302,53 @@ class DiscordAdapter:
             log.exception("Could not register the slash commands; typed commands still work")
 
     def _slash_command(self, name: str, description: str) -> app_commands.Command[Any, ..., None]:
+        """A slash command with typed options where the command has a shape (a number from the
+        list, a choice, a file); the rest take what follows the command as text. Each callback
+        writes the options back as the typed command, so the core reads one grammar."""
         adapter = self
-
-        @app_commands.describe(text="Anything after the command, as you would type it")
-        async def callback(interaction: discord.Interaction, text: str | None = None) -> None:
-            await adapter._on_slash(interaction, name, text)
-
+        shape = SLASH_SHAPES.get(name)
+        callback: Callable[..., Awaitable[None]]
+        if shape == "number":
+            @app_commands.describe(number="The memory's number in your last list")
+            async def by_number(interaction: discord.Interaction, number: app_commands.Range[int, 1, 100000]) -> None:
+                await adapter._on_slash(interaction, name, str(number))
+            callback = by_number
+        elif shape == "number_text":
+            @app_commands.describe(number="The memory's number in your last list", text="The new words")
+            async def number_text(interaction: discord.Interaction, number: app_commands.Range[int, 1, 100000], text: str) -> None:
+                await adapter._on_slash(interaction, name, f"{number} {text}")
+            callback = number_text
+        elif shape == "which":
+            @app_commands.describe(which="Which memories (all, if not chosen)")
+            @app_commands.choices(which=[app_commands.Choice(name=w, value=w) for w in MEMORY_LISTS])
+            async def which(interaction: discord.Interaction, which: app_commands.Choice[str] | None = None) -> None:
+                await adapter._on_slash(interaction, name, which.value if which else None)
+            callback = which
+        elif shape == "setting":
+            @app_commands.describe(setting="The setting to change (all shown, if not chosen)", value="On or off")
+            @app_commands.choices(setting=[app_commands.Choice(name=s, value=s) for s in SETTINGS],
+                                  value=[app_commands.Choice(name=v, value=v) for v in ("on", "off")])
+            async def setting(interaction: discord.Interaction, setting: app_commands.Choice[str] | None = None,
+                              value: app_commands.Choice[str] | None = None) -> None:
+                words = " ".join(c.value for c in (setting, value) if c is not None)
+                await adapter._on_slash(interaction, name, words or None)
+            callback = setting
+        elif shape == "file":
+            @app_commands.describe(file="The backup file (.json) that /export gave you")
+            async def with_file(interaction: discord.Interaction, file: discord.Attachment) -> None:
+                await adapter._on_slash(interaction, name, None, file)
+            callback = with_file
+        elif shape is not None:  # required text, named for what it is
+            @app_commands.rename(text=shape)
+            @app_commands.describe(text=SLASH_TEXT_HINTS.get(name, "What to do"))
+            async def required_text(interaction: discord.Interaction, text: str) -> None:
+                await adapter._on_slash(interaction, name, text)
+            callback = required_text
+        else:
+            @app_commands.describe(text="Anything after the command, as you would type it")
+            async def free_text(interaction: discord.Interaction, text: str | None = None) -> None:
+                await adapter._on_slash(interaction, name, text)
+            callback = free_text
         return app_commands.Command(name=name, description=description[:100], callback=callback)
 
     def _make_on_ready(self) -> Callable[[], Awaitable[None]]:
@@ -322,7 +383,8 @@ class DiscordAdapter:
                 return  # never reaches the core, never logged
             text = self._strip_mention(message, me.id)
         attachments: tuple[Attachment, ...] = ()
-        if message.attachments and is_import_command(text):
+        # with /import, or alone in a DM (no captions on Discord): the core offers it for import
+        if message.attachments and (is_import_command(text) or (is_dm and not text)):
             found = await self._read_import(message)
             if found is None:
                 return
@@ -376,31 +438,33 @@ class DiscordAdapter:
 
     async def _read_import(self, message: discord.Message) -> Attachment | None:
         """The backup sent with /import, or None after telling the person why not."""
+        read = await self._read_attachment(message.attachments[0])
+        if isinstance(read, str):
+            await self._send_chunks(message.channel, Outgoing(text=read), reference=message)
+            return None
+        return read
+
+    async def _read_attachment(self, item: discord.Attachment) -> Attachment | str:
+        """The file, or the sentence that says why it was not taken (too big, not downloadable)."""
         limit = self._settings.discord_max_import_bytes
-        item = message.attachments[0]
         too_big = (
             f"That file is too big to import ({_human_size(item.size)}; the limit is "
             f"{_human_size(limit)})."
         )
         if item.size > limit:
-            await self._send_chunks(message.channel, Outgoing(text=too_big), reference=message)
-            return None
+            return too_big
         try:
             data = await item.read()
         except discord.HTTPException:
             log.exception("Could not download an attachment for /import")
-            await self._send_chunks(
-                message.channel, Outgoing(text="I couldn't download that file. Please try again."),
-                reference=message,
-            )
-            return None
+            return "I couldn't download that file. Please try again."
         if len(data) > limit:
-            await self._send_chunks(message.channel, Outgoing(text=too_big), reference=message)
-            return None
+            return too_big
         return Attachment(item.filename, data, item.content_type or "application/octet-stream")
 
     async def _reply_to_message(self, message: discord.Message, replies: Sequence[Outgoing]) -> None:
         in_guild = message.guild is not None
+        reacted = False
         for out in replies:
             try:
                 if out.edit_of:
@@ -409,6 +473,10 @@ class DiscordAdapter:
                     try:
                         dm = await self._dm_channel(message.author.id)
                         await self._send_chunks(dm, out)
+                        if not reacted:  # the channel sees that an answer went, and nothing of it
+                            reacted = True
+                            with contextlib.suppress(discord.HTTPException):
+                                await message.add_reaction(ANSWERED_PRIVATELY)
                     except discord.Forbidden:
                         await self._send_chunks(message.channel, Outgoing(text=DMS_CLOSED), reference=message)
                 else:
@@ -456,6 +524,8 @@ class DiscordAdapter:
                     kwargs["file"] = file
             if index == 0 and reference is not None:
                 kwargs["reference"] = reference.to_reference(fail_if_not_exists=False)
+            if out.no_preview:
+                kwargs["suppress_embeds"] = True
             sent.append(await target.send(content=chunk or None, **kwargs))
         return sent
 
@@ -520,7 +590,9 @@ class DiscordAdapter:
 
     # ------------------------------------------------------------------ slash commands
 
-    async def _on_slash(self, interaction: discord.Interaction[Any], name: str, text: str | None) -> None:
+    async def _on_slash(
+        self, interaction: discord.Interaction[Any], name: str, text: str | None, file: discord.Attachment | None = None
+    ) -> None:
         in_guild = interaction.guild_id is not None
         try:
             # First, inside the 3 seconds: "thinking", ephemeral in guilds.
@@ -528,6 +600,14 @@ class DiscordAdapter:
         except discord.HTTPException:
             log.warning("Could not acknowledge /%s in time", name)
             return
+        attachments: tuple[Attachment, ...] = ()
+        if file is not None:
+            read = await self._read_attachment(file)
+            if isinstance(read, str):  # too big, or not downloadable: said, nothing imported
+                with contextlib.suppress(discord.HTTPException):
+                    await interaction.edit_original_response(content=read)
+                return
+            attachments = (read,)
         incoming = Incoming(
             platform=PLATFORM,
             chat_id=str(interaction.channel_id),
@@ -538,6 +618,8 @@ class DiscordAdapter:
             addressed_to_bot=True,
             message_id=None,
             via_slash_command=True,
+            attachments=attachments,
+            locale=str(interaction.locale.value) if interaction.locale else "",
         )
         try:
             replies = await self._core.handle_message(incoming)
@@ -634,8 +716,10 @@ class DiscordAdapter:
         in_guild = interaction.guild_id is not None
         pressed = interaction.message
         visible = bool(out.text or out.file or out.buttons)
+        edited_here = False
         if out.edit_of and pressed is not None and int(out.edit_of) == pressed.id:
             await self._edit_pressed(interaction, out)
+            edited_here = True  # the message itself shows the outcome: no extra "Done." beside it
         elif out.edit_of:
             await self._ack(interaction)
             await self._edit(self._messageable(str(interaction.channel_id)), out.edit_of, out)
@@ -645,7 +729,7 @@ class DiscordAdapter:
             else:
                 await self._ack(interaction)
                 await self._send_chunks(self._messageable(str(interaction.channel_id)), out)
-        if out.notice:
+        if out.notice and not edited_here:
             await self._ephemeral(interaction, Outgoing(text=out.notice))
 
     async def _edit_pressed(self, interaction: discord.Interaction[Any], out: Outgoing) -> None:

@@ -15,9 +15,11 @@ Decisions worth knowing:
   /command@botusername, which Telegram's command menu does for them). Everything else is
   dropped before the core sees it and is never logged. The @botusername is removed from the
   text the core gets; /command@botusername becomes /command (in private chats too).
-- Text is sent as plain text (no parse_mode), so nothing in a memory can break formatting or
-  inject markup. Replies longer than Telegram's 4,096 UTF-16 units are split with
-  adapters.textsplit.split_message; buttons ride on the last chunk.
+- Text is sent without a parse_mode, so nothing in a memory can break formatting or inject
+  markup. The model's answers (Outgoing.markdown) go as text plus message entities
+  (adapters/formatting.py), so its Markdown shows as bold, code, links and lists instead of raw
+  asterisks. Replies longer than Telegram's 4,096 UTF-16 units are split where
+  adapters.textsplit cuts, each part with its own valid entities; buttons ride on the last part.
 - Private answers in groups go to the person's private chat. If Telegram refuses (403: the
   person never started the bot or blocked it), a short pointer is posted in the group instead;
   the private text itself never appears in the group.
@@ -42,6 +44,7 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import json
 import logging
@@ -57,13 +60,17 @@ from urllib.parse import urlsplit
 
 from telegram import (
     BotCommand,
+    BotCommandScopeAllGroupChats,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    MenuButtonWebApp,
     Message,
     MessageEntity,
     ReplyParameters,
     Update,
     User,
+    WebAppInfo,
 )
 from telegram.constants import ChatAction, ChatType
 from telegram.error import (
@@ -88,8 +95,11 @@ from telegram.warnings import PTBDeprecationWarning
 
 from bot.config import ConfigError, Settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
-from bot.core.menu import COMMAND_MENU
+from bot.core.menu import COMMAND_MENU, DESCRIPTION, GROUP_MENU, SHORT_DESCRIPTION
+from adapters.formatting import Formatted, entity_dicts, from_markdown, plain
+from adapters.formatting import split as split_formatted
 from adapters.textsplit import split_message
+from adapters.waiting import WaitingAnswers
 
 log = logging.getLogger(__name__)
 
@@ -101,12 +111,13 @@ TEXT_LIMIT = 4096  # UTF-16 code units, as Telegram counts
 CAPTION_LIMIT = 1024
 CALLBACK_DATA_LIMIT = 64  # bytes
 CALLBACK_TEXT_LIMIT = 200
+TOAST_LIMIT = 40  # characters a toast can show for its two seconds; longer notices are alerts
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]  # edited messages are not even fetched
 POLL_TIMEOUT = timedelta(seconds=10)
 MAX_CONCURRENT_UPDATES = 256
 CALLBACK_ANSWER_DEADLINE = 5.0  # answer a press empty if the core takes longer than this
 IMPORT_WINDOW_SECONDS = 600.0  # a bare document this soon after "/import" is the import
-OWN_PLAIN_COMMANDS = frozenset({name for name, _ in COMMAND_MENU} | {"start"})
+OWN_PLAIN_COMMANDS = frozenset({name for name, _ in COMMAND_MENU} | {"start", "save"})
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 RETRY_BASE_DELAY = 0.5  # seconds; doubled per network failure
@@ -115,6 +126,15 @@ MAX_FLOOD_WAIT = 900.0  # seconds of RetryAfter waiting per request before givin
 
 TEXT_ONLY = "I can only read text for now."
 IMPORT_HINT = "To restore a backup, send the exported file with the caption /import."
+BACKUP_IN_GROUP = (
+    "I didn't import that file: a backup holds everything I remember about you, and everyone in "
+    "this group can open it. Send it to me in a private chat with the caption /import instead."
+)
+GONE_WAITING = (
+    "The answer that waited for you here is gone (answers wait a day, and not across a restart "
+    "of the bot). Please ask again."
+)
+ANSWERED_PRIVATELY = "👌"  # the reaction that tells a group its member was answered in private
 SORRY = "Sorry, something went wrong on my side. Please try again."
 
 T = TypeVar("T")
@@ -232,6 +252,27 @@ def message_chunks(text: str, limit: int = TEXT_LIMIT) -> list[str]:
     return out
 
 
+def formatted_parts(text: str, markdown: bool, limit: int = TEXT_LIMIT) -> list[Formatted]:
+    """A reply's parts as Telegram takes them: the model's Markdown as entities (plain text stays
+    plain), cut within the UTF-16 limit with every part's entities valid on their own."""
+    body = from_markdown(text) if markdown else plain(text)
+    return split_formatted(body, limit, utf16_len)
+
+
+def message_entities(part: Formatted) -> list[MessageEntity] | None:
+    found = [
+        MessageEntity(
+            type=str(e["type"]),
+            offset=int(e["offset"]),  # type: ignore[call-overload]
+            length=int(e["length"]),  # type: ignore[call-overload]
+            url=e.get("url"),  # type: ignore[arg-type]
+            language=e.get("language"),  # type: ignore[arg-type]
+        )
+        for e in entity_dicts(part)
+    ]
+    return found or None
+
+
 def file_url_for(settings: Settings) -> str:
     """The file download base: explicit, or the API base with its trailing /bot -> /file/bot."""
     if settings.telegram_api_file_url.strip():
@@ -330,6 +371,12 @@ class _Where:
     reply_to: int | None = None  # message to quote in groups
     display_name: str = ""
     pointer_posted: bool = False
+    waiting: str | None = None  # the /start code of this batch's answers kept for the person
+    reacted: bool = False
+
+
+MENU_BUTTON_TEXT = "Memory"  # the chat's menu button opens the memory page as a Mini App
+WEB_APP_BUTTON_TEXT = "Open here in Telegram"  # under /web's link: the page as a Mini App
 
 
 class TelegramAdapter:
@@ -342,6 +389,7 @@ class TelegramAdapter:
         self.settings = settings
         self._app: Application | None = None  # type: ignore[type-arg]
         self._import_asked: dict[tuple[int, int], float] = {}
+        self._waiting = WaitingAnswers()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -385,6 +433,13 @@ class TelegramAdapter:
                 app.bot.set_my_commands,
                 commands=[BotCommand(name, desc) for name, desc in COMMAND_MENU],
             )
+            page = self.settings.web_public_url.strip()
+            if page.startswith("https://"):  # Telegram opens Mini Apps only over https
+                await self._call(
+                    app.bot.set_chat_menu_button,
+                    menu_button=MenuButtonWebApp(text=MENU_BUTTON_TEXT, web_app=WebAppInfo(url=f"{page}/app")),
+                )
+            await self._introduce(app)
             self.core.outbox.register(PLATFORM, self)
             await app.start()
             if webhook_url:
@@ -406,6 +461,36 @@ class TelegramAdapter:
             app.bot.username,
             "webhook" if webhook_url else "long polling",
         )
+
+    async def _introduce(self, app: Application) -> None:  # type: ignore[type-arg]
+        """What people see before and around a chat: the group menu (the few commands that
+        make sense in front of others), the description and the short description. Decoration:
+        a refusal is logged and start-up goes on."""
+        steps: list[tuple[Callable[..., Awaitable[Any]], dict[str, Any]]] = [
+            (
+                app.bot.set_my_commands,
+                {
+                    "commands": [BotCommand(name, desc) for name, desc in GROUP_MENU],
+                    "scope": BotCommandScopeAllGroupChats(),
+                },
+            ),
+            (
+                app.bot.set_my_description,
+                {"description": self.settings.bot_description.strip() or DESCRIPTION},
+            ),
+            (
+                app.bot.set_my_short_description,
+                {
+                    "short_description": self.settings.bot_short_description.strip()
+                    or SHORT_DESCRIPTION
+                },
+            ),
+        ]
+        for fn, kwargs in steps:
+            try:
+                await self._call(fn, **kwargs)
+            except TelegramError as exc:
+                log.warning("Telegram refused %s: %s", getattr(fn, "__name__", "a call"), exc)
 
     async def stop(self) -> None:
         """Stop receiving, finish updates in flight, close connections. Safe to call twice."""
@@ -532,12 +617,17 @@ class TelegramAdapter:
             is_group=is_group,
             addressed_to_bot=True,
             message_id=str(message.message_id),
+            locale=user.language_code or "",
         )
         if message.document is not None:
             await self._on_document(message, base, where)
         elif message.text is not None:
             if not routed:
                 return  # only "@bot": nothing to answer
+            if not is_group and routed.split(maxsplit=1)[0].lower() == "/start" and len(routed.split()) == 2:
+                if await self._start_payload(routed.split()[1], base, where):
+                    return
+                base = dataclasses.replace(base, text="/start")
             if not is_group and routed.split(maxsplit=1)[0].lower() == "/import":
                 self._note_import_asked(chat.id, user.id)
             await self._to_core(base, where)
@@ -567,6 +657,11 @@ class TelegramAdapter:
         )
         if not is_import:
             await self._render_all([Outgoing(text=f"{TEXT_ONLY} {IMPORT_HINT}")], where)
+            return
+        if where.is_group:  # the whole memory, shown to everyone: never imported from there
+            deleted = await self._delete_quietly(where.chat_id, message.message_id)
+            note = " I deleted it from the group." if deleted else " Please delete it from the group."
+            await self._render_all([Outgoing(text=BACKUP_IN_GROUP + note)], where)
             return
         self._import_asked.pop(key, None)
         limit = self.settings.telegram_max_import_bytes
@@ -603,6 +698,40 @@ class TelegramAdapter:
         )
         await self._to_core(incoming, where)
 
+    async def _start_payload(self, payload: str, base: Incoming, where: _Where) -> bool:
+        """"/start <code>" from a deep link: deliver the answers that waited for this person
+        (True), or say they are gone and let the core greet (False)."""
+        if not WaitingAnswers.is_ours(payload):
+            return False
+        outs = self._waiting.take(payload, base.user_id)
+        if outs is None:
+            await self._render_all([Outgoing(text=GONE_WAITING)], where)
+            return False
+        private = _Where(chat_id=where.chat_id, user_id=where.user_id, is_group=False,
+                         display_name=where.display_name)
+        await self._render_all([dataclasses.replace(o, edit_of=None, notice=None, private=False) for o in outs], private)
+        return True
+
+    async def _delete_quietly(self, chat_id: int, message_id: int) -> bool:
+        """Delete a person's message where the bot may; False where it may not."""
+        assert self._app is not None
+        try:
+            return bool(await self._call(self._app.bot.delete_message, chat_id=chat_id, message_id=message_id))
+        except TelegramError as exc:
+            log.info("could not delete a message in chat %s: %s", chat_id, type(exc).__name__)
+            return False
+
+    async def _react(self, where: _Where) -> None:
+        """Tell the group the person was answered privately, once per message, naming nothing."""
+        if where.reacted or where.reply_to is None or self._app is None:
+            return
+        where.reacted = True
+        try:
+            await self._call(self._app.bot.set_message_reaction, chat_id=where.chat_id,
+                             message_id=where.reply_to, reaction=ANSWERED_PRIVATELY)
+        except TelegramError as exc:  # reactions may be off in this group: the answer still went
+            log.info("could not react in chat %s: %s", where.chat_id, type(exc).__name__)
+
     async def _to_core(self, incoming: Incoming, where: _Where) -> None:
         try:
             outs = await self.core.handle_message(incoming)
@@ -627,6 +756,8 @@ class TelegramAdapter:
                     context.bot.answer_callback_query,
                     callback_query_id=query.id,
                     text=text[:CALLBACK_TEXT_LIMIT] if text else None,
+                    # a refusal that takes reading stays until dismissed; a short one is a toast
+                    show_alert=bool(text and len(text) > TOAST_LIMIT),
                 )
             except TelegramError as exc:
                 log.warning("answering a callback query failed: %s", exc)
@@ -693,16 +824,23 @@ class TelegramAdapter:
         if not (out.text or out.file or out.buttons or out.edit_of):
             return None  # notice only: it answers a callback, it is not a message
         markup = build_keyboard(out.buttons)
+        if out.web_app_url and not where.is_group:  # Mini App buttons work only in private chats
+            rows = list(markup.inline_keyboard) if markup is not None else []
+            opener = InlineKeyboardButton(WEB_APP_BUTTON_TEXT, web_app=WebAppInfo(url=out.web_app_url))
+            markup = InlineKeyboardMarkup([*rows, [opener]])
         if out.private and where.is_group:
             if where.user_id is None:
                 raise ValueError("a private message for a group needs the person's user id")
             try:
-                return await self._emit(out, where.user_id, markup, reply_to=None, edit=False)
+                sent = await self._emit(out, where.user_id, markup, reply_to=None, edit=False)
             except Forbidden:
+                where.waiting = self._waiting.keep(str(where.user_id), out, where.waiting)
                 if not where.pointer_posted:
                     where.pointer_posted = True
                     await self._post_pointer(where, out.pointer)
                 return None
+            await self._react(where)
+            return sent
         return await self._emit(
             out, where.chat_id, markup, reply_to=where.reply_to, edit=bool(out.edit_of)
         )
@@ -725,7 +863,9 @@ class TelegramAdapter:
                 log.info("editing message %s failed (%s); sending anew", out.edit_of, exc)
         if out.file is not None:
             return await self._send_file(out, chat_id, markup, reply_to)
-        return await self._send_text(chat_id, out.text, markup, reply_to)
+        return await self._send_text(
+            chat_id, out.text, markup, reply_to, no_preview=out.no_preview, markdown=out.markdown
+        )
 
     async def _edit(
         self, out: Outgoing, chat_id: int, message_id: int, markup: InlineKeyboardMarkup | None
@@ -741,17 +881,18 @@ class TelegramAdapter:
             )
             last: str | None = str(message_id)
         else:
-            parts = message_chunks(out.text)
+            parts = formatted_parts(out.text, out.markdown)
             await self._call(
                 bot.edit_message_text,
                 chat_id=chat_id,
                 message_id=message_id,
-                text=parts[0],
+                text=parts[0].text,
+                entities=message_entities(parts[0]),
                 reply_markup=markup if len(parts) == 1 else None,
             )
             last = str(message_id)
             if len(parts) > 1:
-                last = await self._send_text(chat_id, "\n\n".join(parts[1:]), markup, None)
+                last = await self._send_parts(chat_id, parts[1:], markup, None)
         if out.file is not None:
             await self._send_file(Outgoing(file=out.file), chat_id, None, None)
         return last
@@ -762,16 +903,36 @@ class TelegramAdapter:
         text: str,
         markup: InlineKeyboardMarkup | None,
         reply_to: int | None,
+        *,
+        no_preview: bool = False,
+        markdown: bool = False,
+    ) -> str | None:
+        return await self._send_parts(
+            chat_id, formatted_parts(text, markdown), markup, reply_to, no_preview=no_preview
+        )
+
+    async def _send_parts(
+        self,
+        chat_id: int,
+        parts: Sequence[Formatted],
+        markup: InlineKeyboardMarkup | None,
+        reply_to: int | None,
+        *,
+        no_preview: bool = False,
     ) -> str | None:
         assert self._app is not None
-        parts = message_chunks(text)
         if not parts:
             if markup is not None:
                 raise ValueError("Telegram needs text to carry buttons")
             return None
         last: Message | None = None
         for i, part in enumerate(parts):
-            kwargs: dict[str, Any] = {"chat_id": chat_id, "text": part}
+            kwargs: dict[str, Any] = {"chat_id": chat_id, "text": part.text}
+            entities = message_entities(part)
+            if entities:
+                kwargs["entities"] = entities
+            if no_preview:
+                kwargs["link_preview_options"] = LinkPreviewOptions(is_disabled=True)
             if i == len(parts) - 1 and markup is not None:
                 kwargs["reply_markup"] = markup
             if i == 0 and reply_to is not None:
@@ -813,12 +974,13 @@ class TelegramAdapter:
         assert self._app is not None
         username = self._app.bot.username
         name = where.display_name.strip()
+        link = f"https://t.me/{username}?start={where.waiting}" if where.waiting else f"https://t.me/{username}"
         rest = (
-            f"I have a private answer for you, but I can't write to you until you start a chat "
-            f"with me: open https://t.me/{username} (@{username}), press Start, then ask again."
+            f"I have an answer that only you should see, and I can't write to you until you open a "
+            f"chat with me: tap {link} and press Start, and it will be there."
         )
         if pointer:
-            rest = f"{pointer} Open https://t.me/{username} (@{username}) and press Start."
+            rest = f"{pointer} Tap {link} and press Start to get it."
             name = ""
         text = f"{name}, {rest}" if name else rest
         kwargs: dict[str, Any] = {"chat_id": where.chat_id, "text": text}

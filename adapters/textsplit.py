@@ -18,22 +18,34 @@ def split_message(text: str, limit: int) -> list[str]:
     only when a single word is longer than the limit. No text is lost: joining the chunks with
     the separators that were removed gives back the text up to whitespace at the cuts.
     """
+    return [text[start:end] for start, end in split_spans(text, limit)]
+
+
+def split_spans(text: str, limit: int) -> list[tuple[int, int]]:
+    """Where split_message cuts, as (start, end) indices into `text`: formatting that is kept as
+    offsets (Telegram's entities, adapters/formatting.py) is carried into each part with them."""
     if limit < 1:
         raise ValueError("limit must be positive")
-    text = text.strip()
-    if not text:
-        return []
-    chunks: list[str] = []
-    rest = text
-    while len(rest) > limit:
-        window = rest[: limit + 1]
-        cut = _best_cut(window, limit)
-        head, rest = rest[:cut].rstrip(), rest[cut:].lstrip()
-        if head:
-            chunks.append(head)
-    if rest:
-        chunks.append(rest)
-    return chunks
+    start, end = 0, len(text)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    spans: list[tuple[int, int]] = []
+    pos = start
+    while end - pos > limit:
+        cut = pos + _best_cut(text[pos : pos + limit + 1], limit)
+        head_end = cut
+        while head_end > pos and text[head_end - 1].isspace():
+            head_end -= 1
+        if head_end > pos:
+            spans.append((pos, head_end))
+        pos = cut
+        while pos < end and text[pos].isspace():
+            pos += 1
+    if pos < end:
+        spans.append((pos, end))
+    return spans
 
 
 def _best_cut(window: str, limit: int) -> int:

@@ -21,6 +21,7 @@ BENCHES = {
     "tidy": "bench.tidy",
     "import": "bench.importing",
     "api": "bench.api",
+    "page": "bench.page",
 }
 
 

@@ -215,6 +215,30 @@ async def _token(settings: Settings, action: str, owner: str | None, name: str |
         await app.close()
 
 
+async def _login_link(settings: Settings, owner: str | None) -> int:
+    """`login-link`: /web for scripts and for the person at the server. The link is printed alone
+    on its last line (so `| tail -n 1` takes it); the person is created if the id is new."""
+    from bot.app import build_app
+    from bot.core.web_login import page_configured
+
+    platform, user = _parse_owner(owner, settings)
+    app = build_app(settings, with_model=False, embedder=None, role="web")
+    try:
+        await app.memory.owner_for(platform, user, create=True)
+        link = await app.web_logins.link(platform, user)
+        if link is None:
+            return _fail(f"{platform}:{user} made several login links in the last minutes; the newest still works, "
+                         "or try again in a few minutes")
+        if not page_configured(settings):
+            print("note: no web server is configured (WEB_PORT / WEB_PUBLIC_URL); `python -m bot web` serves the "
+                  "page on port 8080", file=sys.stderr)
+        print(f"A login link to the memory page of {platform}:{user}: it works once, for {link.minutes} minutes.")
+        print(link.url)
+        return 0
+    finally:
+        await app.close()
+
+
 async def _export(settings: Settings, owner: str | None, out: str | None) -> int:
     from bot.app import build_app
 
@@ -297,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
             p_action.add_argument("--name", help="a name to tell the token apart, e.g. laptop")
         if action == "revoke":
             p_action.add_argument("number", type=int, help="the number shown by `token list`")
+    p_login = sub.add_parser("login-link", help="a one-time login link to a person's memory page (printed last)")
+    p_login.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
     p_export = sub.add_parser("export", help="write a person's backup as JSON",
                               description="Write everything held about one person as a JSON backup.")
     p_export.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
@@ -307,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     p_import.add_argument("--owner", help="PLATFORM:USER_ID (default: the console person)")
     p_bench = sub.add_parser("bench", help="benchmarks that print figures",
                              description="Run a benchmark; `python -m bot bench NAME --help` shows its options.")
-    p_bench.add_argument("name", nargs="?", help="conflicts | retrieval | latency | cost | load | tidy | import | api")
+    p_bench.add_argument("name", nargs="?", help="conflicts | retrieval | latency | cost | load | tidy | import | api | page")
     p_bench.add_argument("options", nargs=argparse.REMAINDER, metavar="...", help="the benchmark's own options")
     args = parser.parse_args(argv)
     if args.command == "bench" and not args.name:
@@ -319,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), 2)
     # the terminal chat owns the screen (also as `run` with no platform token): warnings only
     chat = args.command == "chat" or (args.command == "run" and _no_platform(settings))
-    _setup_logging(settings, quiet=chat or args.command in ("export", "import", "bench", "token"), to_file=chat)
+    _setup_logging(settings, quiet=chat or args.command in ("export", "import", "bench", "token", "login-link"), to_file=chat)
 
     try:
         if args.command == "chat":
@@ -335,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.action == "revoke" and (number is None or number < 1):
                 return _fail("token revoke needs the number shown by `token list`, e.g. token revoke 2")
             return asyncio.run(_token(settings, args.action, args.owner, getattr(args, "name", None), number))
+        if args.command == "login-link":
+            return asyncio.run(_login_link(settings, args.owner))
         if args.command == "export":
             return asyncio.run(_export(settings, args.owner, args.out))
         if args.command == "import":

@@ -20,9 +20,11 @@ from typing import Any
 from bot.config import Settings, describe_database
 from bot.core import commands as c
 from bot.core.access import AccessTokens
+from bot.core.web_login import WebLogins
 from bot.core.core import Core
 from bot.features import linking, memory_commands as mem, memory_presses as presses
 from bot.features.access import TokenCommands
+from bot.features.web_page import WebCommand
 from bot.features.chat.fallback import SAVE_ACTION as SAVE_OFFER_ACTION
 from bot.features.chat.fallback import MemoryAnswers
 from bot.features.chat.turn import Conversation
@@ -34,7 +36,13 @@ from bot.features.recheck import PRESS_ACTION as RECHECK_ACTION
 from bot.features.recheck import Rechecker
 from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
 from bot.features.reminders import NoTimers, ReminderCommands, ReminderService, delivery_buttons
+from bot.features.timezones import PRESS_ACTION as ZONE_ACTION
+from bot.features.timezones import ZoneOffer
+from bot.features.import_offer import PRESS_ACTION as IMPORT_OFFER_ACTION
+from bot.features.import_offer import ImportOffer
 from bot.features.tidy import Curator, purge_deleted
+from bot.features.welcome import HOW_ACTION, Welcome
+from bot.features.welcome import ZONE_ACTION as START_ZONE_ACTION
 from bot.llm.client import LLM
 from bot.memory import MemoryService
 from bot.memory.embeddings.encoder import build_embedder
@@ -104,6 +112,7 @@ class App:
     delivery: ReminderDelivery
     reminders: ReminderService
     reminder_commands: ReminderCommands
+    zone_offer: ZoneOffer
     curator: Curator
     rechecker: Rechecker
     judge: AiJudge
@@ -112,6 +121,7 @@ class App:
     chat_log: ChatLog
     warmup: SemanticWarmup
     access: AccessTokens
+    web_logins: WebLogins
     llm: LLM | None = None
     conversation: Conversation | None = None  # the chat turn with the model; None without one
     clock: Callable[[], datetime] = utcnow
@@ -228,6 +238,7 @@ def build_app(
         settings, reminder_buttons, clock=clock, **delivery_options,
     )
     reminders = ReminderService(db, settings, memory.timezone_of, timers=delivery if delivers else NoTimers(), clock=clock)
+    zone_offer = ZoneOffer(reminders)
     chat_log = ChatLog(db, settings.history_token_budget)
     why = WhyStore(db)
     judge = AiJudge(llm, settings)
@@ -245,7 +256,8 @@ def build_app(
         timers=timers,
         delivery=delivery,
         reminders=reminders,
-        reminder_commands=ReminderCommands(reminders),
+        reminder_commands=ReminderCommands(reminders, zone_offer.after_first_reminder),
+        zone_offer=zone_offer,
         curator=Curator(memory, db, settings, llm=llm, clock=clock),
         rechecker=Rechecker(core, memory, db, settings, clock=clock),
         judge=judge,
@@ -254,6 +266,7 @@ def build_app(
         chat_log=chat_log,
         warmup=SemanticWarmup(semantic),
         access=AccessTokens(db, settings),
+        web_logins=WebLogins(db, settings, clock),
         llm=llm,
         conversation=conversation,
         clock=clock,
@@ -290,7 +303,7 @@ def wire(app: App) -> None:
     router.intent(c.Search, mem.on_search)
     router.intent(c.ByNumber, mem.on_by_number)
     router.intent(c.Rewrite, mem.on_rewrite)
-    router.intent(c.Timezone, mem.on_timezone)
+    router.intent(c.Timezone, app.zone_offer.on_timezone)  # asks whether reminders set move with it
     router.intent(c.SettingsCmd, mem.on_settings)
     router.intent(c.Remind, reminders.on_remind)
     router.intent(c.Link, forgetting_tokens(app, linking.on_link))
@@ -300,15 +313,20 @@ def wire(app: App) -> None:
 
     # /commands without arguments
     router.command("help", mem.on_help)
-    router.command("start", mem.on_help)
+    welcome = Welcome(lambda: app.llm is not None and app.llm.available, app.zone_offer.on_ask)
+    router.command("start", welcome.on_start)
     router.command("undo", mem.UndoCommand(app.reminders.after_undo).on_undo)
     router.command("export", mem.on_export)
-    router.command("import", mem.ImportCommand(settings.imports_per_hour, app.clock).on_import)
+    importer = mem.ImportCommand(settings.imports_per_hour, app.clock)
+    router.command("import", importer.on_import)
+    offer = ImportOffer(importer)
+    router.intent(c.FileOnly, offer.on_file)  # a backup dropped into a private chat: offered
     router.command("forget_me", mem.on_forget_me)
     router.command("why", app.why.on_why)
     router.command("reminders", reminders.on_list)
     router.command("tidy", app.curator.on_tidy)
     router.command("unlink", forgetting_tokens(app, linking.on_unlink))
+    router.command("web", WebCommand(app.web_logins, settings).on_web)
 
     # buttons
     async def forget_owner(owner_id: int) -> None:  # what else /forget_me lets go of, beside the memory
@@ -324,8 +342,12 @@ def wire(app: App) -> None:
     router.press("forget_me", forget_me.on_press)
     router.expired("forget_me", forget_me.on_expired)  # an old confirmation asks again
     router.press(REMINDER_ACTION, reminders.on_press)
+    router.press(ZONE_ACTION, app.zone_offer.on_press)
+    router.press(IMPORT_OFFER_ACTION, offer.on_press)  # the time zone offered under a first reminder
     router.press(RECHECK_ACTION, app.rechecker.on_press)
     router.press(linking.PRESS_ACTION, linking.on_press)
+    router.press(HOW_ACTION, welcome.on_how)
+    router.press(START_ZONE_ACTION, welcome.on_zone)
     router.press(SAVE_OFFER_ACTION, app.answers.on_save_press)  # "Save" under a statement, without a model
 
     # periodic jobs (reminder delivery adds its own sweep)

@@ -42,6 +42,9 @@ class Settings(BaseSettings):
 
     # --- platforms -------------------------------------------------------------------------
     telegram_bot_token: str = ""
+    # what Telegram shows before Start and on the bot's profile; "" = bot/core/menu.py's wording
+    bot_description: str = Field("", max_length=512)
+    bot_short_description: str = Field("", max_length=120)
     telegram_api_base_url: str = "https://api.telegram.org/bot"
     telegram_api_file_url: str = ""  # derived from the base URL when empty
     telegram_webhook_url: str = ""  # empty = long polling; set = served by the web server
@@ -58,6 +61,7 @@ class Settings(BaseSettings):
     web_public_url: str = ""  # how people and programs reach it (behind a TLS proxy), for links
     api_rate_limit_per_minute: int = Field(120, ge=0)  # requests per token; 0 = off
     web_max_import_bytes: int = Field(5_000_000, ge=1)
+    web_session_days: int = Field(30, ge=1, le=365)  # how long a memory page login lasts
 
     # --- model -----------------------------------------------------------------------------
     anthropic_api_key: str = ""
@@ -67,6 +71,10 @@ class Settings(BaseSettings):
     judge_model: str = "claude-haiku-4-5"
     summary_model: str = "claude-haiku-4-5"
     llm_timeout_seconds: float = Field(30.0, gt=0)
+    # a slow chat answer: "Still thinking…" after this long (0 = never), and the model's answer
+    # still delivered (by editing the reply) up to this long after the message
+    slow_notice_seconds: float = Field(8.0, ge=0)
+    llm_late_answer_seconds: float = Field(120.0, gt=0)
     llm_max_retries: int = Field(2, ge=0, le=10)
     judge_timeout_seconds: float = Field(3.0, gt=0)
     model_context_tokens: int = Field(200_000, ge=1000)

@@ -54,6 +54,9 @@ class Incoming:
     # True when the text arrived as a platform slash command (Discord app command), so that the
     # adapter answers ephemerally; the core treats it like typed text.
     via_slash_command: bool = False
+    # the platform's language for the person ("en-US", "de"; Telegram's language_code, Discord's
+    # locale), the only hint a bot gets of where someone lives; "" when not told
+    locale: str = ""
 
     @property
     def chat(self) -> ChatRef:
@@ -88,6 +91,9 @@ class Button:
     label: str
     token: str
     detail: str = ""
+    # how the platform may colour it: "primary" (the recommended answer), "danger" (deletes,
+    # cannot be taken back), "" (plain); Telegram has no colours, Discord does
+    style: str = ""
 
     @property
     def described(self) -> str:
@@ -108,6 +114,12 @@ class Outgoing:
       used for refused or repeated presses; an Outgoing with only a notice sends no message.
     - `pointer`: for a private message to a group chat, what the group is told when the person
       cannot be reached privately (never the text itself); empty: the adapter's own words.
+    - `no_preview`: the platform shows no preview of links in the text.
+    - `markdown`: the text is the model's Markdown, to be shown formatted where the platform can
+      (Telegram entities, Discord as it is, the terminal as plain text). False (the default):
+      shown exactly as written, so memory text and quoted facts never turn into formatting.
+    - `web_app_url`: Telegram shows a button opening this page as a Mini App (private chats only;
+      other platforms have the link in the text).
     """
 
     text: str = ""
@@ -117,6 +129,9 @@ class Outgoing:
     edit_of: str | None = None
     notice: str | None = None
     pointer: str = ""
+    no_preview: bool = False  # no link preview (a one-time login link must not be fetched for one)
+    markdown: bool = False
+    web_app_url: str = ""  # Telegram: a button under the text opening this https page as a Mini App
 
     @property
     def all_buttons(self) -> list[Button]:

@@ -40,7 +40,7 @@ def web_for(app: "App") -> tuple["WebApp", "WebServer"]:
     from web.server import WebServer
 
     settings = app.settings
-    webapp = build_web_app(settings, app.memory, app.access, app.reminders, judge_for=app.judge)
+    webapp = build_web_app(settings, app.memory, app.access, app.reminders, logins=app.web_logins, judge_for=app.judge)
     port = settings.web_port if settings.web_port is not None else DEFAULT_WEB_PORT
     return webapp, WebServer(webapp.asgi, settings.web_host, port)
 

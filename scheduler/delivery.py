@@ -134,20 +134,23 @@ def delivery_text(
     repeats: Recurrence | None = None,
     next_due: datetime | None = None,
     maybe_repeat: bool = False,
+    snoozed: bool = False,
 ) -> Delivery:
     """The message of a delivered reminder: the quoted text, and for a late one how late it is
-    and when it was due (in the zone it was set in)."""
+    and when it was due (in the zone it was set in); a snoozed one says it is the snoozed repeat,
+    so it does not read like a duplicate of the first."""
     kind = lateness(due, now, grace_minutes)
     quoted = render.quote(what, 1000)
     due_local = format_local(due, tz)
     delay = format_delay((now - due).total_seconds())
+    name = "Snoozed reminder" if snoozed else "Reminder"
     if kind == "on_time":
-        text = f"⏰ Reminder: {quoted}"
+        text = f"⏰ {name}: {quoted}"
     elif kind == "late":
-        text = f"⏰ Reminder, {delay}: {quoted}\n(It was due {due_local}; I couldn't send it on time.)"
+        text = f"⏰ {name}, {delay}: {quoted}\n(It was due {due_local}; I couldn't send it on time.)"
     else:
         text = (
-            f"⏰ Missed reminder ({delay}): {quoted}\n"
+            f"⏰ Missed {name.lower()} ({delay}): {quoted}\n"
             f"It was due {due_local}, but I was not able to deliver it then."
         )
     if repeats is not None and next_due is not None:
@@ -329,9 +332,10 @@ class ReminderDelivery:
         try:  # whatever fails while composing is a failed attempt, never a claim left hanging
             repeats = r.repeats
             next_due = next_occurrence(repeats, r.due_at, now, r.timezone) if repeats else None
+            snoozed = await self.db.tx(rows.snoozed, r.owner_id, r.id)
             message = delivery_text(
                 r.text, r.due_at, now, r.timezone, self.settings.reminder_grace_minutes,
-                repeats=repeats, next_due=next_due, maybe_repeat=maybe_repeat,
+                repeats=repeats, next_due=next_due, maybe_repeat=maybe_repeat, snoozed=snoozed,
             )
             buttons = await self.buttons_for(r.owner_id, r.id)
             name = await self.db.tx(rows.display_name, r.platform, r.user_id)

@@ -28,7 +28,8 @@ E2E_FOLDERS = ("adapters",)
 # modules that load the embedding model or run a benchmark command
 SLOW_MODULES = {"test_embeddings", "test_semantic_save", "test_change_conversations_minilm", "test_bench_cost", "test_bench_latency", "test_bench_retrieval"}
 # modules that start bot processes
-E2E_MODULES = {"test_crash_safety", "test_postgres_multiprocess", "test_conversation_cli", "test_cross_platform"}
+E2E_MODULES = {"test_crash_safety", "test_postgres_multiprocess", "test_conversation_cli", "test_cross_platform",
+               "test_browser"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -67,6 +68,28 @@ def require_postgres() -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message + " (CI=true: PostgreSQL tests must run)")
         pytest.skip(message)
+
+
+CHROMIUM = os.environ.get("CHROMIUM_BINARY", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def require_chromium() -> None:
+    """The browser tests need Debian's chromium and chromium-driver (and selenium): without them
+    they skip with the reason, except under CI=true, where .ci/run installs them and a missing
+    browser is a failure."""
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package")
+    if not missing:
+        return
+    message = (f"browser tests need {', '.join(missing)} (apt install chromium chromium-driver; "
+               "pip install selenium)")
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message + " (CI=true: browser tests must run)")
+    pytest.skip(message)
 
 
 def drop_pg_schema(schema: str) -> None:

@@ -18,11 +18,13 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from bot.config import Settings
 from bot.core.access import AccessTokens
+from bot.core.web_login import WebLogins
 from bot.features.reminders import ReminderService
 from bot.memory import JudgeFn, MemoryService
 from web import errors
@@ -32,11 +34,14 @@ from web.front import DEFAULT_LIMIT, MCP_PATH, Front
 from web.gate import Gate, RateLimiter
 from web.hooks import Webhook, add_webhook
 from web.mcp import build_mcp, http_caller
+from web.page import STATIC
+from web.page import router as page_router
 
 log = logging.getLogger(__name__)
 
 MCP_BODY_LIMIT = 1024 * 1024
 WEBHOOK_LIMIT = 1024 * 1024
+LOGIN_TRIES_PER_MINUTE = 20  # login posts per client address: a code cannot be guessed, nor tried in a loop
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 ANY_ADDRESS = ("0.0.0.0", "::", "")
 
@@ -84,6 +89,7 @@ def build_web_app(
     access: AccessTokens,
     reminders: ReminderService,
     *,
+    logins: WebLogins | None = None,
     judge_for: Callable[[int], JudgeFn | None] | None = None,
 ) -> WebApp:
     door = Door(memory, reminders, undo_window=timedelta(seconds=settings.undo_window_seconds), judge_for=judge_for)
@@ -107,13 +113,20 @@ def build_web_app(
         lifespan=lifespan,
     )
     api.state.door = door
+    api.state.settings = settings
+    api.state.logins = logins
+    api.state.access = access
+    api.state.login_limiter = RateLimiter(LOGIN_TRIES_PER_MINUTE)
     errors.install(api)
     api.include_router(router)
+    if logins is not None:  # the memory page (web/page.py), for people in a browser
+        api.include_router(page_router)
+        api.router.routes.append(Mount("/static", app=StaticFiles(directory=STATIC), name="static"))
     api.router.routes.append(Route(MCP_PATH, endpoint=mcp_asgi, include_in_schema=False))
     web = WebApp(asgi=api, api=api, mcp=mcp, door=door, webhook_paths=set())
 
     def limit_for(path: str) -> int:
-        if path == "/api/import":
+        if path in ("/api/import", "/import"):
             return settings.web_max_import_bytes
         if path == MCP_PATH:
             return MCP_BODY_LIMIT

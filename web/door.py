@@ -36,7 +36,10 @@ from bot.memory import (
     Settled,
     Source,
 )
-from bot.when.zones import format_local
+from bot.when.zones import format_local, resolve_timezone
+
+PREFS = ("conflict_review", "ai_judge", "extraction_notice", "recheck")
+FORGET_WORDS = "forget everything"
 
 CHOICES: dict[str, Choice] = {
     "keep_both": Choice.KEEP,
@@ -87,6 +90,7 @@ def memory_json(m: PublicMemory) -> dict[str, Any]:
         "updated_at": _iso(m.updated_at),
         "version": m.version,
         "deleted": m.deleted,
+        "source": m.source,
     }
 
 
@@ -133,6 +137,11 @@ class Door:
     async def _many(self, caller: Caller, ids: list[int]) -> list[dict[str, Any]]:
         return [memory_json(m) for m in await self.memory.as_public(caller.owner_id, ids)]
 
+    async def person(self, platform: str, user_id: str, name: str = "") -> int | None:
+        """The owner of an account proven by the platform itself (Telegram's signed Mini App
+        data), created on first sight as the chat creates a person at their first message."""
+        return await self.memory.owner_for(platform, user_id, name)
+
     # --- reading ---------------------------------------------------------------------------------
     async def health(self) -> dict[str, Any]:
         await self.memory.healthy()
@@ -177,6 +186,11 @@ class Door:
         ]
         out["versions"] = [memory_json(p) for p in chain]
         return out
+
+    async def timeline(self, caller: Caller) -> list[dict[str, Any]]:
+        """Every memory of a single-value topic (where one lives, one's job ...), past and
+        current: what the timeline picture is drawn from."""
+        return await self._many(caller, await self.memory.slotted(caller.owner_id))
 
     async def recall(self, caller: Caller, query: str, limit: int | None = None) -> dict[str, Any]:
         """What the chat's model would be given for this question: the same pipeline, the same
@@ -346,6 +360,46 @@ class Door:
             "other_added": report.other_added,
         }
 
+    # --- settings, accounts, forgetting ------------------------------------------------------------
+    async def settings(self, caller: Caller) -> dict[str, Any]:
+        prefs = await self.memory.prefs(caller.owner_id)
+        return {name: bool(getattr(prefs, name)) for name in PREFS} | {
+            "timezone": await self.memory.timezone_of(caller.owner_id)}
+
+    async def change_settings(self, caller: Caller, wanted: dict[str, bool], timezone_name: str | None) -> dict[str, Any]:
+        """Switch settings and set the time zone through the chat's own verbs (each an undoable
+        action). A time zone that is not one is refused before anything is changed."""
+        unknown = set(wanted) - set(PREFS)
+        if unknown:
+            raise Refusal("invalid", f"unknown setting {sorted(unknown)[0]!r}; settings are {', '.join(PREFS)}.")
+        zone = None
+        if timezone_name is not None and timezone_name.strip():
+            zone = resolve_timezone(timezone_name.strip())
+            if zone is None:
+                raise Refusal("invalid", f"{json.dumps(timezone_name.strip()[:60])} is not a time zone; use a city or "
+                                         "zone name like Europe/Paris, America/New_York or CET. Nothing was changed.")
+        changed = []
+        for name, value in wanted.items():
+            if await self.memory.set_pref(caller.owner_id, name, value) is not None:
+                changed.append(name)
+        if zone is not None and await self.memory.set_timezone(caller.owner_id, zone) is not None:
+            changed.append("timezone")
+        return await self.settings(caller) | {"changed": changed}
+
+    async def accounts(self, caller: Caller) -> dict[str, Any]:
+        return {"accounts": [{"platform": p, "user_id": u, "name": n}
+                             for p, u, n in await self.memory.identities(caller.owner_id)]}
+
+    async def forget_everything(self, caller: Caller, typed: str) -> dict[str, Any]:
+        """/forget_me from the page: everything held about the person, at once and for good,
+        only after they typed the words. The same verb as the chat's confirmation button (API
+        tokens are revoked and browser sessions end in its transaction); reminders are stopped."""
+        if " ".join(typed.lower().split()) != FORGET_WORDS:
+            raise Refusal("invalid", f"To delete everything, type “{FORGET_WORDS}” exactly. Nothing was deleted.")
+        count = await self.memory.forget_everything(caller.owner_id)
+        await self.reminders.forget_owner(caller.owner_id)
+        return {"memories_deleted": count}
+
     # --- reminders -------------------------------------------------------------------------------
     @staticmethod
     def _reminder(r: Any) -> dict[str, Any]:
@@ -373,6 +427,25 @@ class Door:
         view = await self.reminders.get(caller.owner_id, reminder_id)
         assert view is not None
         return {"reminder": self._reminder(view), "message": message}
+
+    async def snooze_reminder(self, caller: Caller, uid: str, minutes: int) -> dict[str, Any]:
+        """Remind again `minutes` from now. A one-off reminder moves (the original is cancelled);
+        for a repeating one an extra reminder is set and the series stays as it is."""
+        if not 1 <= minutes <= 7 * 24 * 60:
+            raise Refusal("invalid", "minutes must be between 1 and 10080 (a week).")
+        if not _UID.fullmatch(uid or ""):
+            raise Refusal("invalid", f"{json.dumps(uid[:80])} is not a reminder id: {UID_HINT}.")
+        view = await self.reminders.by_uid(caller.owner_id, uid)
+        if view is None:
+            raise not_found("reminder", uid)
+        ok, message, new_id = await self.reminders.snooze(caller.owner_id, view.id, minutes)
+        if not ok or new_id is None:
+            raise Refusal("conflict", message)
+        if view.repeats is None:
+            await self.reminders.cancel(caller.owner_id, view.id)
+        after = await self.reminders.get(caller.owner_id, new_id)
+        assert after is not None
+        return {"reminder": self._reminder(after), "message": message}
 
     async def cancel_reminder(self, caller: Caller, uid: str) -> dict[str, Any]:
         if not _UID.fullmatch(uid or ""):

@@ -65,6 +65,11 @@ class AccessTokens:
         self.forget(owner_id)
         return await self.db.tx(rows.revoke, owner_id, tokens[number - 1].id)
 
+    async def revoke_id(self, owner_id: int, token_id: int) -> TokenView | None:
+        """Revoke one of the owner's active tokens by its id (the memory page lists them by id)."""
+        self.forget(owner_id)
+        return await self.db.tx(rows.revoke, owner_id, token_id)
+
     async def revoke_all(self, owner_id: int) -> int:
         self.forget(owner_id)
         return await self.db.tx(rows.revoke_owner, owner_id)

@@ -27,7 +27,7 @@ class Buttons:
 
     async def issue(self, owner_id: int, rows: list[list[ButtonSpec]]) -> Rows:
         issued = await self.db.tx(issue, owner_id, rows)
-        return tuple(tuple(Button(b.label, b.token, b.detail) for b in row) for row in issued)
+        return tuple(tuple(Button(b.label, b.token, b.detail, b.style) for b in row) for row in issued)
 
     async def claim(self, token: str, owner_id: int | None) -> Claim:
         # two presses at the same moment on PostgreSQL: the deadlock victim is rolled back whole

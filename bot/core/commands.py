@@ -114,26 +114,44 @@ class TokenCmd:
     number: int | None = None
 
 
+@dataclass(frozen=True)
+class FileOnly:
+    """A file sent without any words (a backup dropped into a private chat): the core reads it
+    as this, not as an empty chat message."""
+
+
 Intent = Union[
     Chat, Save, BareNumber, Malformed, Unknown, ListMemories, Search, ByNumber, Rewrite, Simple, Remind, Timezone, SettingsCmd, Link,
-    TokenCmd,
+    TokenCmd, FileOnly,
 ]
 
 # --- grammar ---------------------------------------------------------------------------------
 
 SAVE_WORDS = ("remember", "memorize", "memorise", "save", "note", "store")
-_SAVE_COLON = re.compile(r"^\s*(?:please\s+)?(?:" + "|".join(SAVE_WORDS) + r")\s*:\s*(.*)$", re.I | re.S)
-_SAVE_THAT = re.compile(r"^\s*(?:please\s+)?remember\s+that\s+(.+)$", re.I | re.S)
+# what people put before the save word, mostly where a group mention was cut out ("hey @bot,
+# remember: ..." reaches us as "hey remember: ...")
+_LEAD_IN = r"^\s*(?:(?:hey|hi|hello|ok|okay|so|and|also|pls|please)\b[\s,!.:]*)*"
+_SAVE_COLON = re.compile(_LEAD_IN + r"(?:" + "|".join(SAVE_WORDS) + r")\s*:\s*(.*)$", re.I | re.S)
+_SAVE_THAT = re.compile(_LEAD_IN + r"remember\s+that\s+(.+)$", re.I | re.S)
+_SAVE_BARE = re.compile(_LEAD_IN + r"(?:remember|memori[sz]e)\s*,?\s+(.+)$", re.I | re.S)
+# "remember to buy milk" is a to-do, "remember when we ..." and "remember my name?" ask: only a
+# statement after a bare "remember" is saved
+_NOT_A_STATEMENT = frozenset({
+    "to", "when", "what", "who", "whom", "whose", "where", "why", "how", "which", "if", "whether",
+    "me", "us", "this", "that", "it", "anything", "something", "everything", "the", "about",
+})
 _REMIND_ME = re.compile(r"^\s*(?:please\s+|hey\s+)?remind\s+me\b", re.I)
 _COMMAND = re.compile(r"^/([A-Za-z_][A-Za-z0-9_]*)(?:@[A-Za-z0-9_]+)?(?:\s+(.*))?$", re.S)
 
-SIMPLE = {"undo", "export", "import", "help", "why", "reminders", "tidy", "forget_me", "unlink", "start"}
+SIMPLE = {"undo", "export", "import", "help", "why", "reminders", "tidy", "forget_me", "unlink", "start", "web"}
 BY_NUMBER = {"forget": "forget", "delete": "forget", "history": "history", "past": "past", "restore": "restore"}
 REWRITE = {"edit", "update"}
+SAVE_COMMANDS = {"remember", "save", "memorize", "memorise", "note"}
 ALIASES = {"memory": "memories", "list": "memories", "forgetme": "forget_me", "tz": "timezone", "find": "search",
            "tokens": "token"}
 
 USAGE = {
+    "remember": "/remember <fact>, e.g. /remember I live in Rome",
     "memories": "/memories [all|current|historical|review|archived]",
     "search": "/search <words>",
     "forget": "/forget <number from the last list>",
@@ -180,10 +198,24 @@ def parse(text: str) -> Intent:
     m = _SAVE_THAT.match(stripped)
     if m:
         return Save(m.group(1).strip())
+    m = _SAVE_BARE.match(stripped)
+    if m and bare_save_is_statement(m.group(1)):
+        return Save(m.group(1).strip())
     if _REMIND_ME.match(stripped):
         # "remind me what my wife's name is" asks a question; only a reminder request is Remind
         return Remind(stripped) if parse_remind_me(stripped) is not None else Chat(text)
     return Chat(text)
+
+
+def bare_save_is_statement(rest: str) -> bool:
+    """Whether the words after a bare "remember" (no colon, no "that") state a fact to save:
+    not a question, not a to-do ("to ..."), not "remember when ...". Saying too little here only
+    sends the message to chat, which offers to save a statement anyway."""
+    rest = rest.strip()
+    words = rest.split(maxsplit=1)
+    if not words or rest.endswith("?"):
+        return False
+    return words[0].lower().strip(",.:;!") not in _NOT_A_STATEMENT
 
 
 def _parse_command(text: str) -> Intent:
@@ -196,6 +228,8 @@ def _parse_command(text: str) -> Intent:
 
     if name in SIMPLE:
         return Simple(name)
+    if name in SAVE_COMMANDS:
+        return Save(args) if args else Malformed(f"What should I remember? Use {USAGE['remember']}.")
     if name == "memories":
         if not args:
             return ListMemories(Which.ALL)

@@ -33,9 +33,11 @@ log = logging.getLogger(__name__)
 REFUSALS = {
     ClaimStatus.UNKNOWN: "This button is not valid (any more).",
     ClaimStatus.NOT_YOURS: "This button isn't yours — only the person it was meant for can use it.",
-    ClaimStatus.USED: "That was already done.",
-    ClaimStatus.EXPIRED: "This button has expired.",
+    ClaimStatus.USED: "You already pressed this button; it was done then, and nothing more happened now.",
+    ClaimStatus.EXPIRED: "This button has expired; nothing happened.",
 }
+# a used button that was not the one pressed: another answer of its message was chosen
+USED_BY_ANOTHER = "Another button of this message was already chosen; this one did nothing."
 
 SOMETHING_WRONG = "Something went wrong on my side while handling that. Please try again."
 
@@ -103,7 +105,7 @@ class Core:
             return before + await self._dispatch(turn, message)
 
     async def _dispatch(self, turn: Turn, message: Incoming) -> list[Outgoing]:
-        intent = commands.parse(message.text)
+        intent = commands.FileOnly() if message.attachments and not message.text.strip() else commands.parse(message.text)
         handler = self.router.for_intent(intent)
         if handler is None:
             if isinstance(intent, commands.Simple):
@@ -126,6 +128,8 @@ class Core:
                     handler = self.router.for_expired(claim.action)
                     if handler is None:
                         return [Outgoing(notice=REFUSALS[claim.status])]
+                elif claim.status is ClaimStatus.USED and not claim.pressed_here:
+                    return [Outgoing(notice=USED_BY_ANOTHER)]
                 elif claim.status is not ClaimStatus.OK:
                     return [Outgoing(notice=REFUSALS[claim.status])]
                 if handler is None:

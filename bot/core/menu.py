@@ -5,6 +5,7 @@ from __future__ import annotations
 
 COMMAND_MENU: tuple[tuple[str, str], ...] = (
     ("help", "What I can do and how to talk to me"),
+    ("remember", "Save a fact, e.g. /remember I live in Rome"),
     ("memories", "List what I remember: all, current, historical, review, archived"),
     ("search", "Search your memories"),
     ("forget", "Delete a memory by its number"),
@@ -25,5 +26,21 @@ COMMAND_MENU: tuple[tuple[str, str], ...] = (
     ("link", "Link your Telegram and Discord accounts"),
     ("unlink", "Separate linked accounts again"),
     ("token", "Keys for programs (HTTP API, MCP): new, list, revoke"),
+    ("web", "Your memory page in a browser: a login link"),
     ("forget_me", "Delete everything I hold about you"),
 )
+
+# What a group's menu offers: the commands that make sense in front of others (a reminder or a
+# save answers privately). /forget_me, /import, /export and the rest stay in private chats' menu.
+GROUP_MENU: tuple[tuple[str, str], ...] = tuple(
+    (name, text) for name, text in COMMAND_MENU if name in ("help", "remember", "remind", "reminders", "undo")
+)
+
+# What Telegram shows before a person presses Start ("What can this bot do?") and on the bot's
+# profile; the BOT_DESCRIPTION and BOT_SHORT_DESCRIPTION settings replace them.
+DESCRIPTION = (
+    "A personal assistant with a long-term memory you can trust. Tell me what matters "
+    "(“remember: my sister's birthday is 3 May”), ask me about it later, set reminders. "
+    "Nothing changes without your say, and your memories are never shown to anyone else."
+)
+SHORT_DESCRIPTION = "An assistant with a memory you can trust: remembers, reminds, asks before changing."

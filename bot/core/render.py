@@ -6,8 +6,9 @@ Memory text is quoted as the person wrote it; adapters escape it for their marku
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
@@ -19,6 +20,18 @@ STATUS_HEADINGS = {
     Status.UNSURE.value: "Possibly outdated (waiting for your answer)",
     Status.HISTORICAL.value: "Historical, not current",
 }
+
+
+# what can start inline Markdown (emphasis, code, links, images, autolinks, HTML, entities);
+# the line-start marks (#, >, -, 1.) need no escape in the lines this is for, which start with ✓
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>!~&])")
+
+
+def markdown_literal(text: str) -> str:
+    """One line of `text` written so that Markdown shows it exactly as it is (the marks that can
+    start formatting backslash-escaped, as CommonMark allows): for memory text placed after the
+    model's Markdown, which must never turn into formatting or a link."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def quote(text: str, limit: int = 300) -> str:
@@ -37,13 +50,29 @@ class Dated(Protocol):
     def valid_until(self) -> date | None: ...
 
 
+def _month_end(d: date) -> bool:
+    return (d + timedelta(days=1)).day == 1
+
+
+def said_date(d: date, *, end: bool = False) -> str:
+    """A stated date as precise as people say them: dates are stored widened to the period
+    that was said ("1990" is 1990-01-01 .. 1990-12-31, bot/memory/rules/dates.py), so the first
+    (or, for an end, the last) day of a year or month reads as that year or month, not as a day
+    nobody said."""
+    if (d.month, d.day) == ((12, 31) if end else (1, 1)):
+        return str(d.year)
+    if (_month_end(d) if end else d.day == 1):
+        return d.strftime("%B %Y")
+    return d.isoformat()
+
+
 def dates_note(m: Dated) -> str:
     if m.valid_from and m.valid_until:
-        return f" ({m.valid_from.isoformat()} to {m.valid_until.isoformat()})"
+        return f" ({said_date(m.valid_from)} to {said_date(m.valid_until, end=True)})"
     if m.valid_from:
-        return f" (since {m.valid_from.isoformat()})"
+        return f" (since {said_date(m.valid_from)})"
     if m.valid_until:
-        return f" (until {m.valid_until.isoformat()})"
+        return f" (until {said_date(m.valid_until, end=True)})"
     return ""
 
 
@@ -122,6 +151,11 @@ def conflict_question(view: ConflictView) -> str:
     else:
         lines.append("Does the new fact replace the older one? Nothing changes until you choose.")
     return "\n".join(lines)
+
+
+def count(n: int, one: str, many: str) -> str:
+    """"1 memory", "3 memories": never "(1 memories)" or "question(s)"."""
+    return f"{n} {one if n == 1 else many}"
 
 
 def span(seconds: int) -> str:
@@ -219,32 +253,48 @@ def history_text(h: History, tz: str) -> str:
     return "\n".join(lines)
 
 
-HELP = """I'm your assistant with a careful long-term memory. Talk to me normally, or use:
+# Short lines with bullets, no columns lined up with spaces: Telegram and Discord show a
+# proportional font, where only the first word of such a column would line up.
+HELP = """Just talk to me, or use these commands.
 
 Saving
-  remember: <fact>   (also memorize:, save:, note:, store:, or "remember that ...")
-Looking
-  /memories [all|current|historical|review|archived] — numbered list
-  /search <words>    /history <n>    /why (what my last answer used)
+• remember: <fact>, or /remember <fact>
+• "remember that …" works too
+
+Finding
+• /memories — everything, numbered (or current, historical, review, archived)
+• /search <words>
+• /history <n> — how a memory changed
+• /why — what my last answer used
+
 Changing (n is the number in the last list)
-  /edit <n> <text> — correct in place
-  /update <n> <text> — new version; the old one is kept as history
-  /past <n>    /restore <n>    /forget <n>    /undo
-  /memories review — questions waiting for your answer
+• /edit <n> <text> — correct it in place
+• /update <n> <text> — a new version; the old one stays as history
+• /past <n>, /restore <n>, /forget <n>
+• /undo — take back your last change
+• /memories review — questions waiting for you
+
 Reminders
-  /remind <when> <what>   /reminders   /timezone <zone>
+• /remind <when> <what>
+• /reminders — what's coming up
+• /timezone <zone>
+
 Your data
-  /export    /import (send the file with it)    /forget_me
-  /settings [review|judge|notices|recheck] [on|off]    /tidy    /link    /unlink
-  /token new [name] | list | revoke <n> — keys for programs (HTTP API, MCP), private chats only
+• /export — download everything
+• /import — send the file with it
+• /forget_me — delete everything
+• /settings, /tidy, /link, /unlink
+• /token — keys for programs (HTTP API, MCP), in a private chat
+• /web — your memory page in a browser (a login link), in a private chat
 
 When a new fact may replace an old one, I ask before changing anything."""
 
 # how each platform takes a backup file with /import; the terminal reads it from a path
 IMPORT_HOW = {"console": "/import <file>", "discord": "/import (attach the file)"}
+_IMPORT_LINE = "/import — send the file with it"
 
 
 def help_text(platform: str) -> str:
     """/help as it applies where the person is (the terminal has no file attachments)."""
     how = IMPORT_HOW.get(platform)
-    return HELP.replace("/import (send the file with it)", how) if how else HELP
+    return HELP.replace(_IMPORT_LINE, how) if how else HELP

@@ -50,7 +50,11 @@ async def describe_save(core: Core, turn: Turn, result: RememberResult, *, prefi
         question = await conflict_message(core, turn, result.conflict_id)
         if question is not None:
             return reply(turn, text + "\n\n" + question.text, buttons=question.buttons)
-    return reply(turn, text)
+    if result.action_id is None:
+        return reply(turn, text)
+    # every save can be taken back from where it was confirmed, not only by typing /undo
+    undo = await core.buttons.issue(turn.owner_id, [[ButtonSpec("Undo", "undo", {"action_id": result.action_id})]])
+    return reply(turn, text, buttons=undo)
 
 
 async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing | None:
@@ -65,7 +69,8 @@ async def conflict_message(core: Core, turn: Turn, conflict_id: int) -> Outgoing
     def spec(choice: Choice) -> ButtonSpec:
         payload = {"conflict_id": conflict_id, "choice": choice.value, "seen": seen}
         label = choice_label(choice, view.recommended)
-        return ButtonSpec(label, "conflict", payload, detail=choice_detail(view, choice))
+        style = "primary" if choice == view.recommended else "danger" if choice == Choice.REPLACE else ""
+        return ButtonSpec(label, "conflict", payload, detail=choice_detail(view, choice), style=style)
 
     rows = [[spec(Choice.KEEP), spec(Choice.PAST)], [spec(Choice.REPLACE), spec(Choice.DISCARD)]]
     buttons = await core.buttons.issue(turn.owner_id, rows)
@@ -135,7 +140,7 @@ async def forget_me_question(core: Core, turn: Turn, lead: str = "") -> Outgoing
     ttl = timedelta(seconds=FORGET_ME_SECONDS)
     yes = ButtonSpec(
         "Yes, delete everything now (no undo)", "forget_me", {"confirm": True, "seen": [count, newest]}, ttl=ttl,
-        detail=f"Yes, delete all {count} memories and everything else now (no undo)",
+        detail=f"Yes, delete all {count} memories and everything else now (no undo)", style="danger",
     )
     no = ButtonSpec("Cancel", "forget_me", {"confirm": False}, ttl=ttl, detail="Cancel deleting everything")
     buttons = await core.buttons.issue(turn.owner_id, [[yes, no]])

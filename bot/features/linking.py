@@ -51,6 +51,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot.core import commands as c
+from bot.core import render
 from bot.core.buttons import ButtonSpec, Claim
 from bot.core.core import Core
 from bot.core.replies import conflict_message, reply
@@ -258,7 +259,7 @@ def refusal(claimed: tx.Claimed) -> str:
     assert claimed.retry_after is not None
     return (
         "Too many link codes that didn't work. To keep your memory safe from guessing, "
-        f"please wait {_minutes(claimed.retry_after)} minute(s) before trying again. Nothing was changed."
+        f"please wait {render.count(_minutes(claimed.retry_after), 'minute', 'minutes')} before trying again. Nothing was changed."
     )
 
 
@@ -336,7 +337,7 @@ async def _merge_messages(
             out.append(question)
     rest = len(report.questions) - MAX_QUESTIONS_SHOWN
     if rest > 0:
-        out.append(reply(turn, f"{rest} more question(s) are waiting: /memories review"))
+        out.append(reply(turn, f"{render.count(rest, 'more question is', 'more questions are')} waiting: /memories review"))
     return out
 
 

@@ -194,9 +194,8 @@ async def on_rewrite(core: Core, turn: Turn, intent: c.Rewrite, msg: Incoming) -
 
 
 async def on_help(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:
-    """/help and /start."""
-    greeting = "Hello! " if intent.verb == "start" else ""
-    return [Outgoing(greeting + render.help_text(turn.platform))]
+    """/help: the reference (/start greets instead: bot/features/welcome.py)."""
+    return [Outgoing(render.help_text(turn.platform))]
 
 
 class UndoCommand:
@@ -225,7 +224,7 @@ async def on_export(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> 
     return [
         reply(
             turn,
-            f"Here is everything I hold about you ({count} memories). Keep it somewhere safe; /import restores it.",
+            f"Here is everything I hold about you ({render.count(count, 'memory', 'memories')}). Keep it somewhere safe; /import restores it.",
             file=Attachment(name, data, "application/json"),
         )
     ]
@@ -266,22 +265,26 @@ class ImportCommand:
         files = [a for a in msg.attachments if a.data]
         if not files:
             return [reply(turn, "Send the backup file together with /import (as its caption or message).")]
+        return [reply(turn, await self.run(core, turn, files[0].data))]
+
+    async def run(self, core: Core, turn: Turn, data: bytes) -> str:
+        """Import `data` for the person (rate limited); the words that say what happened."""
         now = self.clock()
         recent = self._recent.get(turn.owner_id, [])
         wait = import_wait(recent, now, self.per_hour)
         if wait is not None:
             minutes = max(1, -(-int(wait.total_seconds()) // 60))
-            return [reply(turn, f"Nothing was imported: that is {self.per_hour} imports within an hour, the "
-                                f"most I take. Please try again in {minutes} minute{'s' if minutes != 1 else ''}.")]
+            return (f"Nothing was imported: that is {self.per_hour} imports within an hour, the "
+                    f"most I take. Please try again in {minutes} minute{'s' if minutes != 1 else ''}.")
         try:
-            report = await core.memory.import_bytes(turn.owner_id, files[0].data, via=importer_chat(turn))
+            report = await core.memory.import_bytes(turn.owner_id, data, via=importer_chat(turn))
         except ImportProblem as exc:  # refused before anything was written: not counted
-            return [reply(turn, f"Nothing was imported. {exc}")]
+            return f"Nothing was imported. {exc}"
         except BaseException:
             self._recent[turn.owner_id] = [t for t in recent if now - t < IMPORT_WINDOW] + [now]
             raise
         self._recent[turn.owner_id] = [t for t in recent if now - t < IMPORT_WINDOW] + [now]
-        return [reply(turn, report.summary())]
+        return report.summary()
 
 
 async def on_forget_me(core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:

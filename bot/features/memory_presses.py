@@ -42,8 +42,9 @@ async def on_conflict(core: Core, turn: Turn, claim: Claim, press: ButtonPress) 
                 text = "The facts in that question changed since I asked, so I didn't apply your answer. Here it is as it stands now:\n\n"
                 return [edit(turn, press, text + question.text, buttons=question.buttons, notice="Changed since — nothing applied.")]
     outcome = await core.memory.resolve(turn.owner_id, conflict_id, choice)
-    if not isinstance(outcome, Settled):
-        return [Outgoing(notice=outcome)]
+    if not isinstance(outcome, Settled):  # a stale copy of the question: show where it stands, buttons gone
+        return [edit(turn, press, f"{outcome} Your answer “{CHOICE_LABELS[choice].split(' (')[0]}” changed nothing.",
+                     notice="Nothing changed.")]
     label = CHOICE_LABELS[choice].split(" (")[0]
     buttons = await core.buttons.issue(
         turn.owner_id, [[ButtonSpec("Undo", "undo", {"action_id": outcome.action_id}, detail=f"Undo your answer “{label}”")]]
@@ -63,8 +64,8 @@ class UndoPress:
         if not isinstance(action_id, str):
             return [Outgoing(notice="This button is not valid (any more).")]
         done = await core.memory.undo(turn.owner_id, action_id)
-        if not done.ok:
-            return [Outgoing(notice=done.message, text=done.message if done.set_aside else "", private=turn.is_group)]
+        if not done.ok:  # the message is stale: it says so in place of its dead Undo (read, not a toast)
+            return [edit(turn, press, done.message, notice="Nothing was undone.")]
         await self.after_undo(turn.owner_id, done)
         if done.conflict_id is not None:
             question = await conflict_message(core, turn, done.conflict_id)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -37,12 +37,15 @@ from bot.storage.models import utcnow
 from bot.storage.reminders import (
     CANCELLED,
     PENDING_STATES,
+    SNOOZE_VERB,
     ReminderView,
     cancel_as_action,
     cancel_owner,
     find_uid,
     get,
     pending,
+    move_due,
+    one_offs_in_zone,
     same_pending,
     set_reminder,
 )
@@ -56,11 +59,12 @@ from bot.when.grammar import (
     reminder_text,
 )
 from bot.when.recurrence import Recurrence
-from bot.when.zones import format_local
+from bot.when.zones import as_utc, format_local, local_to_utc, zone_info
 
 log = logging.getLogger(__name__)
 
 PRESS_ACTION = "reminder"
+LIST_BUTTONS_PER_ROW = 4
 SNOOZE_CHOICES = ((10, "Snooze 10 min"), (60, "Snooze 1 h"))
 MAX_LISTED = 25
 MAX_TEXT = 1000
@@ -98,6 +102,17 @@ def confirmation_text(request: ReminderRequest) -> str:
     return (
         f"⏰ I'll remind you: {render.quote(request.what, MAX_TEXT)}\n"
         f"When: {request.understood}\n"
+        "/reminders lists your reminders and lets you cancel them."
+    )
+
+
+def confirmation_of(view: ReminderView, tz: str | None = None) -> str:
+    """The confirmation of a reminder as it is now (after its zone changed), read in `tz`."""
+    rec = view.repeats
+    when = format_local(view.due_at, tz or view.timezone)
+    return (
+        f"⏰ I'll remind you: {render.quote(view.text, MAX_TEXT)}\n"
+        f"When: {f'{rec.describe()}, next {when}' if rec else when}\n"
         "/reminders lists your reminders and lets you cancel them."
     )
 
@@ -243,11 +258,36 @@ class ReminderService:
             return False, f"The reminder {render.quote(original.text, 200)} was cancelled since; nothing was snoozed.", None
         due = self.clock() + timedelta(minutes=minutes)
         view, _action = await self._tx(
-            functools.partial(set_reminder, verb="snoozing the reminder"),
+            functools.partial(set_reminder, verb=SNOOZE_VERB),
             owner_id, original.chat, original.text, due, original.timezone, None,
         )
         self.timers.schedule(view.id, owner_id, due)
         return True, f"💤 Snoozed {render.quote(original.text, 200)} until {format_local(due, original.timezone)}.", view.id
+
+    async def zone_moves(self, owner_id: int, from_tz: str, to_tz: str) -> list[tuple[ReminderView, datetime]]:
+        """The one-off reminders read in `from_tz` and when each would be at the same clock time
+        in `to_tz` (those that would then lie in the past are left out: they stay as they are)."""
+        now = self.clock()
+        views = await self._tx(one_offs_in_zone, owner_id, from_tz, now)
+        out = []
+        for view in views:
+            local = as_utc(view.due_at).astimezone(zone_info(from_tz))
+            moved = local_to_utc(local.date(), local.time().replace(tzinfo=None), zone_info(to_tz))
+            if moved > now and moved != as_utc(view.due_at):
+                out.append((view, moved))
+        return out
+
+    async def move_to_zone(self, owner_id: int, from_tz: str, to_tz: str) -> list[ReminderView]:
+        """Keep the clock time of the one-off reminders set in `from_tz`, now in `to_tz` (the
+        person agreed); returns the ones moved, as they are now."""
+        moved = []
+        for view, due in await self.zone_moves(owner_id, from_tz, to_tz):
+            if await self._tx(move_due, owner_id, view.id, view.due_at, due, to_tz):
+                self.timers.schedule(view.id, owner_id, due)
+                now_view = await self.get(owner_id, view.id)
+                if now_view is not None:
+                    moved.append(now_view)
+        return moved
 
     async def after_undo(self, owner_id: int, done: Any) -> None:
         """An undo brought reminders back (their timers are set) or stopped them."""
@@ -270,6 +310,11 @@ class ReminderService:
 # --- command and button handlers ---------------------------------------------------------------
 
 
+# (core, turn, the platform's language, the reminder) -> what the confirmation adds: a paragraph
+# and its rows of buttons (the time zone offer, bot/features/timezones.py), or ("", ())
+AfterSet = Callable[[Core, Turn, str, ReminderView], Awaitable[tuple[str, Rows]]]
+
+
 class ReminderCommands:
     """What people type and press about reminders, on top of the service.
 
@@ -279,8 +324,10 @@ class ReminderCommands:
     Cancelling a one-off happens at once, stopping a repeating one asks first; both confirm in
     words naming the reminder, with an Undo."""
 
-    def __init__(self, service: ReminderService) -> None:
+    def __init__(self, service: ReminderService, after_set: AfterSet | None = None) -> None:
         self.service = service
+        # what follows a reminder that was set (the time zone offer, bot/features/timezones.py)
+        self.after_set = after_set
 
     async def on_remind(self, core: Core, turn: Turn, intent: c.Remind, msg: Incoming) -> list[Outgoing]:
         """"/remind <when> <what>" and "remind me ... to ..." messages (commands.parse already
@@ -300,7 +347,7 @@ class ReminderCommands:
             got = await service.parse(turn.owner_id, reminder_text(when, what))
         if isinstance(got, ParseProblem):
             return [self._ask(core, turn, got) if got.asks_time else reply(turn, got.message)]
-        return [await self.set_or_point_out(core, turn, got)]
+        return await self.set_or_point_out(core, turn, got, msg.locale)
 
     def _ask(self, core: Core, turn: Turn, question: ParseProblem) -> Outgoing:
         """Ask for the time; the person's next message in this chat is the answer."""
@@ -314,18 +361,19 @@ class ReminderCommands:
             if isinstance(got, ParseProblem):
                 follow = got if got.asks_time else ParseProblem(got.message, True, question.when, question.what)
                 return [self._ask(core, turn, follow)], True
-            return [await self.set_or_point_out(core, turn, got)], True
+            return await self.set_or_point_out(core, turn, got, msg.locale), True
 
         core.followups.expect(turn.owner_id, turn.chat, answer)
         return reply(turn, question.message + " (Just write the time, e.g. “at 10”.)"
                      if question.when else question.message)
 
-    async def set_or_point_out(self, core: Core, turn: Turn, request: ReminderRequest) -> Outgoing:
+    async def set_or_point_out(self, core: Core, turn: Turn, request: ReminderRequest, locale: str = "") -> list[Outgoing]:
         """Set the reminder, unless the same one is already set: then ask."""
         same = await self.service.duplicate_of(turn.owner_id, request)
         if same is None:
-            await self.service.create(turn.owner_id, turn.chat, request)
-            return reply(turn, confirmation_text(request))
+            view = await self.service.create(turn.owner_id, turn.chat, request)
+            extra, buttons = await self.after_set(core, turn, locale, view) if self.after_set is not None else ("", ())
+            return [reply(turn, confirmation_text(request) + extra, buttons=buttons)]
         rec = request.recurrence.to_str() if request.recurrence else None
         payload = {"op": "twice", "what": request.what, "due": request.due_utc.isoformat(), "tz": request.tz,
                    "rec": rec, "understood": request.understood}
@@ -334,23 +382,25 @@ class ReminderCommands:
                        detail=f"Keep just one {render.quote(same.text, 60)}"),
             ButtonSpec("Set it twice", PRESS_ACTION, payload, detail=f"Set {render.quote(same.text, 60)} a second time"),
         ]])
-        return reply(
+        return [reply(
             turn,
             f"You already have this reminder: {render.quote(same.text, 200)} — {due_words(same)}. "
             "Nothing new is set yet.",
             buttons=buttons,
-        )
+        )]
 
     async def list_message(self, core: Core, turn: Turn) -> Outgoing:
         """The /reminders list with one Cancel (or Stop, for repeating ones) button per reminder,
         each naming its reminder. One press uses up the list's buttons: the list is replaced by
         what happened (never renumbered under the person's fingers); /reminders shows it anew."""
         items = await self.service.upcoming(turn.owner_id)
-        rows = []
+        specs = []
         for n, r in enumerate(items[:MAX_LISTED], 1):
             verb = "Stop" if r.recurrence else "Cancel"
-            rows.append([ButtonSpec(f"{verb} {n}", PRESS_ACTION, {"op": "cancel", "id": r.id},
-                                    detail=f"{verb} {render.quote(r.text, 60)}")])
+            specs.append(ButtonSpec(f"{verb} {n}", PRESS_ACTION, {"op": "cancel", "id": r.id},
+                                    detail=f"{verb} {render.quote(r.text, 60)}"))
+        # a few to a row (the labels are short), not one full-width row each
+        rows = [specs[i : i + LIST_BUTTONS_PER_ROW] for i in range(0, len(specs), LIST_BUTTONS_PER_ROW)]
         buttons = await core.buttons.issue(turn.owner_id, rows) if rows else ()
         return reply(turn, list_text(items), buttons=buttons)
 

@@ -75,6 +75,26 @@ MEMORY_NOTE = (
 
 NO_MEMORY_NOTE = "No memories were recalled for this message."
 
+# Where the answer is shown, so the model writes what that place renders (issue 20: Claude's
+# Markdown arrived raw on Telegram).
+PLATFORM_NOTES = {
+    "telegram": (
+        "You are writing in a Telegram chat, read on a phone. Use only simple Markdown: **bold**, "
+        "*italic*, `code`, code blocks, [links](https://...), and - bullet lists; no tables and "
+        "no nested headings. Keep paragraphs short."
+    ),
+    "discord": (
+        "You are writing in a Discord chat, which shows Markdown. Keep answers well under 2,000 "
+        "characters; no tables; never write @everyone, @here or other mentions."
+    ),
+    "console": "You are writing in a terminal that shows plain text: do not use Markdown.",
+}
+
+
+def platform_note(platform: str) -> str:
+    """The line that tells the model where its answer is shown ("" for an unknown place)."""
+    return PLATFORM_NOTES.get(platform, "")
+
 
 def build_system(soul: str, memory_context: str, extra_blocks: list[str]) -> str:
     """The chat system prompt: the soul, then the recalled memory as data, then extra blocks.

@@ -67,6 +67,19 @@ class History:
     entries: tuple[HistoryEntry, ...]
 
 
+def slotted_ids(s: Session, owner_id: int) -> list[int]:
+    """The memories of single-value topics (where one lives, one's job ...), past and present,
+    not archived or deleted, oldest first: what a timeline is drawn from. Ids only, one indexed
+    read, so a person with thousands of memories does not load them all for a few topics."""
+    rows = s.exec(
+        select(Memory.id).where(
+            Memory.owner_id == owner_id, Memory.slot.is_not(None), Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+            Memory.archived == False,  # noqa: E712
+        ).order_by(Memory.created_at, Memory.id)  # type: ignore[arg-type]
+    )
+    return [int(r) for r in rows]
+
+
 def history(s: Session, owner_id: int, memory_id: int) -> History | None:
     start = get_memory(s, owner_id, memory_id, include_deleted=True)
     if start is None or start.purged_at is not None:

@@ -65,6 +65,13 @@ def ensure_owner(s: Session, platform: str, user_id: str, display_name: str = ""
     return owner.id
 
 
+def identities(s: Session, owner_id: int) -> list[tuple[str, str, str]]:
+    """The accounts (platform, user id, display name) that open this owner's memory: one, or
+    several after /link; oldest first."""
+    rows = s.exec(select(Identity).where(Identity.owner_id == owner_id).order_by(Identity.id))  # type: ignore[arg-type]
+    return [(i.platform, i.user_id, i.display_name) for i in rows]
+
+
 def get_owner(s: Session, owner_id: int) -> Owner:
     owner = s.get(Owner, owner_id)
     if owner is None:
@@ -168,6 +175,25 @@ def set_timezone(s: Session, owner_id: int, tz: str) -> str | None:
     s.add(ActionChange(owner_id=owner_id, action_id=action.id, target="timezone", ref="timezone",
                        before_json=json.dumps({"value": before}), after_json=json.dumps({"value": tz})))
     return action.id
+
+
+# in settings_json: the time zone was offered once (on the first reminder without one), so the
+# offer is not repeated under every reminder; not a setting, so it neither stamps CHANGED_AT nor
+# travels in backups
+ZONE_OFFERED = "_zone_offered"
+
+
+def offer_zone_once(s: Session, owner_id: int) -> bool:
+    """True the first time it is asked for a person with no time zone (and notes that it was);
+    False when they have a zone or were already offered one."""
+    owner = get_owner(s, owner_id)
+    stored = stored_prefs(s, owner_id)
+    if owner.timezone or stored.get(ZONE_OFFERED):
+        return False
+    stored[ZONE_OFFERED] = True
+    owner.settings_json = json.dumps(stored)
+    s.add(owner)
+    return True
 
 
 def set_last_list(s: Session, owner_id: int, ids: list[int]) -> None:

@@ -70,6 +70,7 @@ class PublicMemory:
     updated_at: datetime
     version: int  # send it back with a change to make it conditional
     deleted: bool  # deleted and waiting for the purge (restore brings it back until then)
+    source: str = ""  # how it came: typed (command), noted from a conversation (chat, tool), imported ...
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def id_for(s: Session, owner_id: int, uid: str, *, include_deleted: bool = False
 
 
 _VIEW_COLUMNS = ("id", "uid", "text", "status", "archived", "category", "slot", "valid_from", "valid_until",
-                 "replaced_by", "created_at", "updated_at", "version", "deleted_at", "purged_at")
+                 "replaced_by", "created_at", "updated_at", "version", "deleted_at", "purged_at", "source")
 
 
 def views(s: Session, owner_id: int, ids: list[int]) -> list[PublicMemory]:
@@ -126,7 +127,7 @@ def views(s: Session, owner_id: int, ids: list[int]) -> list[PublicMemory]:
                 valid_from=r.valid_from, valid_until=r.valid_until,
                 replaced_by=uids.get(r.replaced_by) if r.replaced_by is not None else None,
                 created_at=r.created_at, updated_at=r.updated_at, version=int(r.version),
-                deleted=r.deleted_at is not None,
+                deleted=r.deleted_at is not None, source=r.source or "",
             )
         )
     return out

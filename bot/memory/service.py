@@ -101,6 +101,10 @@ class MemoryService:
 
         return await self.db.run(work)
 
+    async def identities(self, owner_id: int) -> list[tuple[str, str, str]]:
+        """(platform, user id, display name) of every account linked to this memory."""
+        return await self._tx(owners.identities, owner_id)
+
     async def prefs(self, owner_id: int) -> OwnerPrefs:
         return await self._tx(owners.read_prefs, owner_id, self.defaults)
 
@@ -111,6 +115,15 @@ class MemoryService:
     async def set_timezone(self, owner_id: int, tz: str) -> str | None:
         """Change the time zone as an undoable action; its id, or None when nothing changed."""
         return await self._tx(owners.set_timezone, owner_id, tz)
+
+    async def offer_zone_once(self, owner_id: int) -> bool:
+        """Whether to offer a time zone now: the first time for a person without one."""
+        return await self._tx(owners.offer_zone_once, owner_id)
+
+    async def has_timezone(self, owner_id: int) -> bool:
+        """Whether the person chose a zone (the default is only a guess)."""
+        prefs = await self.prefs(owner_id)
+        return bool(prefs.timezone and is_valid_timezone(prefs.timezone))
 
     async def timezone_of(self, owner_id: int) -> str:
         """The person's zone; the default for one that is not a zone (stored before imports
@@ -308,6 +321,10 @@ class MemoryService:
     async def list(self, owner_id: int, which: Which = Which.ALL) -> list[MemoryView]:
         return await self._tx(listing.list_memories, owner_id, which)
 
+    async def slotted(self, owner_id: int) -> list[int]:
+        """Ids of the memories of single-value topics (the timeline's)."""
+        return await self._tx(listing.slotted_ids, owner_id)
+
     async def history(self, owner_id: int, memory_id: int) -> History | None:
         return await self._tx(listing.history, owner_id, memory_id)
 
@@ -425,6 +442,12 @@ class MemoryService:
     async def export_bytes(self, owner_id: int) -> bytes:
         return json.dumps(await self.export(owner_id), ensure_ascii=False, indent=1).encode("utf-8")
 
+    async def backup_size(self, raw: bytes | str) -> int:
+        """How many memories a backup holds, read without importing anything; raises
+        ImportProblem when it is not a backup (so a file dropped in a chat can be offered)."""
+        backup = await asyncio.to_thread(transfer.parse_backup, raw)
+        return len(backup.memories)
+
     async def import_bytes(self, owner_id: int, raw: bytes | str, *, via: ChatRef | None = None) -> ImportReport:
         """Validate then apply a backup; raises ImportProblem and changes nothing when the file
         is malformed. `via`: the importer's private chat on the platform the import came
@@ -444,6 +467,8 @@ class MemoryService:
         plan = await self._tx(transfer.plan_import, owner_id, backup, via, now, report)
         if not plan.writes:
             return report
+        # the topics of restored facts, read off the database's thread (import_questions.py)
+        plan.slots = await asyncio.to_thread(transfer.topic_slots, transfer.restored_texts(plan))
         staging: int = await self._tx(transfer.open_staging, owner_id)
         try:
             staged: dict[str, int] = {}

@@ -23,6 +23,7 @@ from bot.storage.models import ButtonToken, new_uid, utcnow
 TOKEN_BYTES = 9  # 12 url-safe characters; 72 random bits
 # how issue() marks a button that stays usable (paging): '"_single": false' in its payload JSON
 _MULTI_USE = '%"_single": false%'
+_PRESSED = "_pressed"  # in a used button's payload JSON: this was the button pressed
 MAX_TOKEN_LENGTH = 32
 _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,%d}" % MAX_TOKEN_LENGTH)  # secrets.token_urlsafe's alphabet
 
@@ -49,6 +50,7 @@ class ButtonSpec:
     alone: bool = False
     # what it acts on, in words, for where the label alone is not enough (see events.Button)
     detail: str = ""
+    style: str = ""  # "primary" (recommended) | "danger" (destructive) | "" (see events.Button)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class IssuedButton:
     label: str
     token: str
     detail: str = ""
+    style: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class Claim:
     action: str = ""
     payload: dict[str, Any] = field(default_factory=dict)
     group_id: str = ""
+    # for a used button: whether this very button was the one pressed (else another button of
+    # its message was), so a refusal can say what happened to the button that was pressed
+    pressed_here: bool = False
 
 
 def issue(s: Session, owner_id: int, rows: list[list[ButtonSpec]]) -> list[list[IssuedButton]]:
@@ -89,7 +95,7 @@ def issue(s: Session, owner_id: int, rows: list[list[ButtonSpec]]) -> list[list[
                     expires_at=now + spec.ttl if spec.ttl else None,
                 )
             )
-            issued_row.append(IssuedButton(spec.label, token, spec.detail))
+            issued_row.append(IssuedButton(spec.label, token, spec.detail, spec.style))
         out.append(issued_row)
     s.flush()
     return out
@@ -107,8 +113,9 @@ def claim(s: Session, token: str, owner_id: int | None) -> Claim:
         return Claim(ClaimStatus.NOT_YOURS)
     payload = json.loads(row.payload_json or "{}")
     single = bool(payload.pop("_single", True))
+    pressed = bool(payload.pop(_PRESSED, False))
     if row.used_at is not None:
-        return Claim(ClaimStatus.USED, row.action, payload, row.group_id)
+        return Claim(ClaimStatus.USED, row.action, payload, row.group_id, pressed_here=pressed)
     now = utcnow()
     if row.expires_at is not None and row.expires_at < now:
         return Claim(ClaimStatus.EXPIRED, row.action, payload, row.group_id)
@@ -131,7 +138,12 @@ def claim(s: Session, token: str, owner_id: int | None) -> Claim:
         ).rowcount
         s.expire(row)
         if used == 0:  # all-or-nothing per message, so 0 means another press used ours too
-            return Claim(ClaimStatus.USED, action, payload, group)
+            pressed = bool(json.loads(row.payload_json or "{}").get(_PRESSED))  # re-read: expired above
+            return Claim(ClaimStatus.USED, action, payload, group, pressed_here=pressed)
+        # which button of the message was the one pressed, for the words of a later refusal
+        s.execute(update(ButtonToken).where(ButtonToken.token == token)  # type: ignore[arg-type]
+                  .values(payload_json=json.dumps({**payload, "_single": True, _PRESSED: True}))
+                  .execution_options(synchronize_session=False))
         return Claim(ClaimStatus.OK, action, payload, group)
     return Claim(ClaimStatus.OK, row.action, payload, row.group_id)
 

@@ -25,7 +25,7 @@ from sqlmodel import Field, SQLModel
 
 from bot.storage.search_text import search_form
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def utcnow() -> datetime:
@@ -51,6 +51,7 @@ class Source(StrEnum):
     LINK = "link"
     API = "api"  # the HTTP API
     MCP = "mcp"  # an MCP client (Claude Desktop, Claude Code ...)
+    WEB = "web"  # the memory page in a browser
 
 
 class EventKind(StrEnum):
@@ -375,6 +376,31 @@ class ApiToken(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     last_used_at: datetime | None = None
     revoked_at: datetime | None = None
+
+
+class WebLoginCode(SQLModel, table=True):
+    """A one-time login link for the memory page (/web, `python -m bot login-link`). Only a hash
+    of the code is kept, as for API tokens; bound to an identity so the owner is read at use."""
+
+    __tablename__ = "web_login_code"
+    code_hash: str = Field(primary_key=True, max_length=64)
+    identity_id: int = Field(foreign_key="identity.id", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    used_at: datetime | None = None
+
+
+class WebSession(SQLModel, table=True):
+    """A browser's session on the memory page, started by a login code; the cookie holds the
+    secret, the database its hash, so a session works in any process sharing the database."""
+
+    __tablename__ = "web_session"
+    id: int | None = Field(default=None, primary_key=True)
+    identity_id: int = Field(foreign_key="identity.id", index=True)
+    secret_hash: str = Field(max_length=64, sa_column_kwargs={"unique": True})
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    ended_at: datetime | None = None
 
 
 class Lock(SQLModel, table=True):

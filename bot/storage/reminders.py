@@ -177,6 +177,29 @@ def pending(s: Session, owner_id: int) -> list[ReminderView]:
     return [ReminderView.of(r) for r in s.exec(stmt)]
 
 
+def one_offs_in_zone(s: Session, owner_id: int, tz: str, after: datetime) -> list[ReminderView]:
+    """The person's scheduled one-off reminders read in zone `tz` that are still ahead: the ones
+    a change of time zone could move."""
+    return [r for r in pending(s, owner_id)
+            if r.state == SCHEDULED and not r.recurrence and r.timezone == tz and _aware(r.due_at) > _aware(after)]
+
+
+def move_due(s: Session, owner_id: int, reminder_id: int, was: datetime, due: datetime, tz: str) -> bool:
+    """Move a scheduled reminder to `due` in zone `tz`, only if it is still due at `was` (one
+    conditional UPDATE: a reminder delivered or changed meanwhile is left alone)."""
+    done = s.execute(
+        update(Reminder)
+        .where(
+            Reminder.id == reminder_id,  # type: ignore[arg-type]
+            Reminder.owner_id == owner_id,  # type: ignore[arg-type]
+            Reminder.state == SCHEDULED,  # type: ignore[arg-type]
+            Reminder.due_at == was,  # type: ignore[arg-type]
+        )
+        .values(due_at=due, timezone=tz, version=Reminder.version + 1)
+    ).rowcount
+    return done == 1
+
+
 def cancel_row(s: Session, owner_id: int, reminder_id: int) -> tuple[bool, ReminderView | None]:
     """(whether this call cancelled it, the reminder or None if not this owner's). One conditional
     UPDATE, so a reminder being delivered right now cannot be half-cancelled: a delivery that
@@ -316,3 +339,20 @@ def display_name(s: Session, platform: str, user_id: str | None) -> str:
         return ""
     row = s.exec(select(Identity.display_name).where(Identity.platform == platform, Identity.user_id == user_id)).first()
     return row or ""
+
+
+SNOOZE_VERB = "snoozing the reminder"
+
+
+def snoozed(s: Session, owner_id: int, reminder_id: int) -> bool:
+    """Whether this reminder is the snoozed repeat of an earlier one (its delivery says so). A
+    snooze is the person's action that set it (`set_reminder(verb=SNOOZE_VERB)`), so the action
+    log already knows; no column is needed."""
+    found = s.exec(
+        select(Action.id).where(
+            Action.owner_id == owner_id,
+            Action.kind == "reminder_set",
+            Action.summary == f"{SNOOZE_VERB} {{r{reminder_id}}}",
+        )
+    ).first()
+    return found is not None

@@ -36,7 +36,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from bot.storage.errors import SchemaTooNew, StorageError
-from bot.storage.models import SCHEMA_VERSION, SchemaInfo, utcnow
+from bot.storage.models import SCHEMA_VERSION, SchemaInfo, WebLoginCode, WebSession, utcnow
 from bot.storage.search_text import search_form
 
 
@@ -101,10 +101,16 @@ def _search_text(conn: Connection, dialect: str) -> None:
     conn.execute(text("CREATE INDEX IF NOT EXISTS ix_memory_owner_replaced_by ON memory (owner_id, replaced_by)"))
 
 
+def _web_login(conn: Connection, dialect: str) -> None:
+    """Version 2 -> 3: the memory page's login codes and browser sessions (two new tables)."""
+    for model in (WebLoginCode, WebSession):
+        model.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+
+
 # version n -> the step that upgrades a database from version n to n + 1; each step comes with
 # SCHEMA_VERSION + 1 and a test in tests/storage/test_migrations.py that upgrades a database
 # built at the old version.
-MIGRATIONS: dict[int, Migration] = {1: _search_text}
+MIGRATIONS: dict[int, Migration] = {1: _search_text, 2: _web_login}
 
 
 class SchemaDamaged(StorageError):

@@ -180,3 +180,88 @@ def and_list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+
+
+# --- a time zone asked for once (bot/features/timezones.py) -------------------------------------
+
+_OFFSET = re.compile(r"^(?:utc|gmt)?\s*([+\-−])\s*(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
+
+
+def zone_from_offset(text: str) -> str | None:
+    """"UTC+2", "GMT-5", "+02:00" as the tz database's fixed zone ("Etc/GMT-2": its sign is
+    the opposite of the offset's, a POSIX leftover), or None. Only whole hours exist there;
+    a half-hour offset ("+05:30") is None, so the person is asked for their city instead."""
+    m = _OFFSET.match(" ".join(text.split()))
+    if m is None:
+        return None
+    sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
+    if minutes or hours > 14 or (sign != "+" and hours > 12):
+        return None
+    if hours == 0:
+        return "UTC"
+    name = f"Etc/GMT{'-' if sign == '+' else '+'}{hours}"
+    return name if is_valid_timezone(name) else None
+
+
+_ANSWER_LEADS = re.compile(
+    r"^(?:(?:i'?m|i am|i live|we'?re|we are|we live)\s+(?:in|near)\s+|in\s+|near\s+|my time ?zone is\s+)",
+    re.IGNORECASE,
+)
+
+
+def zone_from_answer(text: str) -> str | None:
+    """What a person types when asked where they are: a city ("Rome", "I'm in New York"), a zone
+    name, or a UTC offset. None for anything else, so the message is read as it normally would
+    be (an awaited answer must never swallow a real message)."""
+    cleaned = _ANSWER_LEADS.sub("", " ".join(text.split()).strip(" .!?,;")).strip(" .!?,;")
+    if not cleaned or len(cleaned) > 60:
+        return None
+    return resolve_timezone(cleaned) or zone_from_offset(cleaned)
+
+
+def is_fixed_offset(tz: str) -> bool:
+    """A zone that never changes its offset on its own ("Etc/GMT-2")."""
+    return tz.startswith("Etc/")
+
+
+# A few zones people of a language most often live in, most populous first; the language is the
+# platform's (Telegram's language_code, Discord's locale), which is all a bot is told.
+_LIKELY = {
+    "en-us": ("America/New_York", "America/Chicago", "America/Los_Angeles"),
+    "en-gb": ("Europe/London", "Europe/Dublin"),
+    "en": ("America/New_York", "Europe/London", "America/Los_Angeles", "Asia/Kolkata"),
+    "de": ("Europe/Berlin", "Europe/Vienna", "Europe/Zurich"),
+    "fr": ("Europe/Paris", "Europe/Brussels", "America/Toronto"),
+    "it": ("Europe/Rome",),
+    "es": ("Europe/Madrid", "America/Mexico_City", "America/Bogota", "America/Argentina/Buenos_Aires"),
+    "pt-br": ("America/Sao_Paulo",),
+    "pt": ("Europe/Lisbon", "America/Sao_Paulo"),
+    "nl": ("Europe/Amsterdam", "Europe/Brussels"),
+    "pl": ("Europe/Warsaw",),
+    "ru": ("Europe/Moscow",),
+    "uk": ("Europe/Kyiv",),
+    "tr": ("Europe/Istanbul",),
+    "ja": ("Asia/Tokyo",),
+    "ko": ("Asia/Seoul",),
+    "zh": ("Asia/Shanghai", "Asia/Taipei", "Asia/Hong_Kong"),
+    "hi": ("Asia/Kolkata",),
+    "sv": ("Europe/Stockholm",),
+    "id": ("Asia/Jakarta",),
+}
+_ANYWHERE = ("Europe/London", "America/New_York", "Europe/Berlin", "Asia/Kolkata")
+
+
+def likely_zones(locale: str, limit: int = 4) -> tuple[str, ...]:
+    """Zones to offer as buttons for a platform language ("en-US", "de", "pt_BR", "")."""
+    key = locale.strip().lower().replace("_", "-")
+    found = _LIKELY.get(key) or _LIKELY.get(key.split("-")[0]) or _ANYWHERE
+    return tuple(z for z in found if is_valid_timezone(z))[:limit]
+
+
+def city_of(tz: str) -> str:
+    """The words for a zone in a sentence: "New York" for America/New_York, "UTC+2" for a fixed
+    offset."""
+    if is_fixed_offset(tz):
+        hours = int(tz.removeprefix("Etc/GMT") or 0)
+        return f"UTC{'+' if hours <= 0 else '-'}{abs(hours)}" if hours else "UTC"
+    return tz.rsplit("/", 1)[-1].replace("_", " ")

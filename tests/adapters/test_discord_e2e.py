@@ -167,11 +167,11 @@ def button(message: StoredMessage, label: str) -> str:
 
 
 async def press(server: DiscordStandIn, user: User, message: StoredMessage, label: str) -> InteractionRecord:
-    """`user` clicks `label`; returns once the click is fully answered: the message edited and
-    the short notice (the core's "Done." / "Undone.") delivered as an ephemeral follow-up."""
+    """`user` clicks `label`; returns once the click is answered by editing the message in place
+    (issue 20: no ephemeral "Done." beside it)."""
     versions = len(message.history)
     rec = await server.click(user, message, button(message, label))
-    await server.wait_for(lambda: len(message.history) > versions and rec.followup_ids, what=f"the answer to {label!r}")
+    await server.wait_for(lambda: len(message.history) > versions and rec.answered, what=f"the answer to {label!r}")
     return rec
 
 
@@ -222,8 +222,7 @@ async def test_conflict_settled_by_mark_older_as_past_edits_the_question_with_un
         assert rec.callback is not None and rec.callback.type == CB_UPDATE_MESSAGE and rec.callback.after < 3
         assert "now past" in question.content and [b.label for b in question.buttons] == ["Undo"]
         assert len(server.bot_messages(bot.dm(alice), ephemeral=False)) == 2  # edited in place, nothing new
-        [done] = server.bot_messages(bot.dm(alice), ephemeral=True)
-        assert done.content == "Done." and done.id in rec.followup_ids  # the press's notice, for the presser
+        assert server.bot_messages(bot.dm(alice), ephemeral=True) == [] and not rec.followup_ids  # no "Done." beside it
         assert bot.memories(alice) == {"I live in London": "historical", "I live in Paris": "current"}
         assert "1. I live in London" in await bot.listed(alice, "historical")
         assert "London" not in await bot.listed(alice, "current")
@@ -304,7 +303,7 @@ async def test_server_messages_not_addressed_to_the_bot_are_ignored_and_never_st
         await server.send_message(alice, general, f"{server.mention()} /help")
         await server.wait_for_bot_message(general)
         assert [m.content.split("\n")[0] for m in server.bot_messages(general)] == [
-            "I'm your assistant with a careful long-term memory. Talk to me normally, or use:"
+            "Just talk to me, or use these commands."  # /help
         ]
         tables = {t: bot.rows(f"SELECT count(*) FROM {t}")[0][0] for t in ("message_log", "memory", "identity")}
         assert tables["message_log"] == 0 and tables["memory"] == 0
@@ -325,7 +324,7 @@ async def test_slash_memories_current_in_a_server_is_answered_ephemerally(
     alice, general = people["alice"], people["general"]
     async with running(server, database_url) as bot:
         await conflict_question(bot, alice)  # London unsure, Paris current
-        rec = await server.slash(alice, general, "memories", text="current")
+        rec = await server.slash(alice, general, "memories", which="current")
         answer = await server.wait_for_bot_message(general, ephemeral=True)
         assert rec.callback is not None and rec.callback.type == CB_DEFERRED_CHANNEL_MESSAGE
         assert rec.callback.flags & FLAG_EPHEMERAL and rec.callback.after < 3
@@ -410,11 +409,11 @@ async def test_a_reminder_set_with_an_ephemeral_slash_command_is_delivered_by_dm
     alice, bob, general = people["alice"], people["bob"], people["general"]
     async with running(server, database_url) as bot:
         assert bot.app is not None
-        await server.slash(alice, general, "remind", text="in 10 minutes take my antidepressants")
+        await server.slash(alice, general, "remind", reminder="in 10 minutes take my antidepressants")
         confirmation = await server.wait_for_bot_message(general, ephemeral=True)
         assert "take my antidepressants" in confirmation.content
         server.close_dms(bob)  # Bob does not take DMs from the bot
-        await server.slash(bob, general, "remind", text="in 10 minutes call the bank")
+        await server.slash(bob, general, "remind", reminder="in 10 minutes call the bank")
         await server.wait_for_bot_message(general, count=2, ephemeral=True)
         with bot.app.db.session() as s:
             s.execute(sql("UPDATE reminder SET due_at = :t"), {"t": bot.app.clock() - timedelta(seconds=1)})

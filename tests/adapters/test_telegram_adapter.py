@@ -262,7 +262,7 @@ async def test_private_outgoing_in_group_goes_to_dm_or_pointer(
     bob_msg = tg.inject_text(GROUP, BOB, f"/memories@{BOT}")
     [pointer] = await tg.wait_for_sent(GROUP, 1)
     assert pointer.text is not None and pointer.text.startswith("Bob, ")
-    assert f"@{BOT}" in pointer.text and "Paris" not in pointer.text
+    assert f"https://t.me/{BOT}?start=a-" in pointer.text and "Paris" not in pointer.text
     assert pointer.reply_to_message_id == bob_msg["message_id"]
     assert [c.status for c in tg.calls_to("sendMessage") if str(c.params["chat_id"]) == str(BOB)] == [403]
     assert tg.sent(BOB) == []
@@ -405,7 +405,9 @@ async def test_import_document_reaches_core_as_attachment(
     mine = by_user[str(ALICE)]
     assert mine.text == "/import" and not mine.is_group
     assert mine.attachments == (Attachment("backup.json", backup, "application/json"),)
-    assert by_user[str(CAROL)].is_group and by_user[str(CAROL)].attachments[0].data == backup
+    # a backup posted into a group never reaches the core (issue 20: everyone there can open it)
+    assert str(CAROL) not in by_user
+    assert texts(tg, GROUP)[0].startswith("I didn't import that file")
 
 
 async def test_bare_document_after_import_command(tg: TelegramStandIn, core: ScriptedCore) -> None:  # noqa: F811
@@ -658,3 +660,41 @@ def test_file_url_derivation() -> None:
     assert file_url_for(explicit) == "http://files.local/f/bot"
     with pytest.raises(ConfigError):
         file_url_for(load_settings(telegram_api_base_url="http://x.local/api"))
+
+
+# ---------------------------------------------------------------------------- the memory page
+
+
+async def test_the_menu_button_opens_the_memory_page_only_over_https(
+    tg: TelegramStandIn, start_adapter: Start  # noqa: F811
+) -> None:
+    adapter, _ = await start_adapter(web_public_url="http://127.0.0.1:8080")
+    assert tg.menu_button is None and not tg.calls_to("setChatMenuButton")  # Telegram would refuse http
+    await adapter.stop()
+    await start_adapter(web_public_url="https://memory.example.com")
+    assert tg.menu_button == {"type": "web_app", "text": "Memory", "web_app": {"url": "https://memory.example.com/app"}}
+
+
+async def test_a_login_link_goes_out_without_a_link_preview(tg: TelegramStandIn, core: ScriptedCore) -> None:  # noqa: F811
+    core.on_message = lambda m: [Outgoing(text="Your memory page: https://memory.example.com/login/abc", no_preview=True)]
+    tg.inject_text(ALICE, ALICE, "/web")
+    await tg.wait_for_sent(ALICE, 1)
+    core.on_message = lambda m: [Outgoing(text="See https://example.org")]
+    tg.inject_text(ALICE, ALICE, "hello")
+    await tg.wait_for_sent(ALICE, 2)
+    link, other = [c for c in tg.calls_to("sendMessage") if c.params.get("chat_id") == str(ALICE)][-2:]
+    assert json.loads(link.params["link_preview_options"]) == {"is_disabled": True}
+    assert "link_preview_options" not in other.params
+
+
+async def test_the_login_link_offers_the_mini_app_under_it_in_private_chats(
+    tg: TelegramStandIn, core: ScriptedCore  # noqa: F811
+) -> None:
+    core.on_message = lambda m: [Outgoing(text="Your memory page: https://memory.example.com/login/abc", no_preview=True,
+                                          web_app_url="https://memory.example.com/app")]
+    tg.inject_text(ALICE, ALICE, "/web")
+    await tg.wait_for_sent(ALICE, 1)
+    [call] = [c for c in tg.calls_to("sendMessage") if c.params.get("chat_id") == str(ALICE)]
+    markup = json.loads(call.params["reply_markup"])
+    assert markup == {"inline_keyboard": [[{"text": "Open here in Telegram",
+                                            "web_app": {"url": "https://memory.example.com/app"}}]]}

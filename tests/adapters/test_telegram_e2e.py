@@ -340,7 +340,7 @@ async def test_memory_commands_in_a_group_are_answered_in_private(bot: Running) 
     # Bob never started the bot: Telegram refuses the private message, the group gets a pointer
     bob_cmd = bot.tg.inject_text(GROUP, BOB, f"@{BOT} remember: my locker code is 4711")
     [pointer] = (await bot.tg.wait_for_sent(GROUP, 2))[1:]
-    assert pointer.body.startswith("Bob, I have a private answer for you")
+    assert pointer.body.startswith("Bob, I have an answer that only you should see")
     assert f"https://t.me/{BOT}" in pointer.body and "4711" not in pointer.body
     assert pointer.reply_to_message_id == bob_cmd["message_id"]
     refused = [c.status for c in bot.tg.calls_to("sendMessage") if str(c.params["chat_id"]) == str(BOB)]
@@ -349,7 +349,7 @@ async def test_memory_commands_in_a_group_are_answered_in_private(bot: Running) 
     assert bot.memories(await bot.owner(BOB)) == {"my locker code is 4711": ("current", False)}
 
     # once Bob has started the bot, the same command is answered in private
-    assert (await bot.say1(BOB, BOB, "/start")).startswith("Hello! ")
+    assert (await bot.say1(BOB, BOB, "/start")).startswith("Hi Bob! ")
     bob_list = await bot.say1(GROUP, BOB, f"/memories@{BOT}", answer_in=BOB)
     assert bob_list == "Your memories (1):\n— Current —\n1. my locker code is 4711"
 
@@ -512,7 +512,7 @@ async def test_next_replaces_a_whole_page_of_long_memories(bot: Running) -> None
     for _ in range(12):
         assert (await bot.app.memory.remember(owner, long_fact(rng), source="command")).memory
     bot.tg.inject_text(ALICE, ALICE, "/memories")
-    await bot.tg.wait_for(lambda: any(m.buttons for m in bot.tg.sent(ALICE)), what="the page")
+    await bot.tg.wait_for(lambda: any(m.buttons for m in bot.tg.sent(ALICE)[1:]), what="the page")  # [0]: /start
     page_1 = bot.tg.sent(ALICE)[1:]
     assert len(page_1) == 1 and page_1[0].buttons  # a page of long memories is still one message
     assert utf16_len(page_1[0].body) <= 4096
@@ -614,12 +614,12 @@ async def test_export_and_import_as_documents(bot: Running) -> None:
     assert hint == "Send the backup file together with /import (as its caption or message)."
     reply, _ = await bot.send_file(CAROL, CAROL, export.document.data, "backup.json", None)
     assert reply.body == "Import done: 0 added, 0 updated, 3 unchanged."
-    # from a group, with /import@bot as the caption: the report comes in private
+    # from a group, with /import@bot as the caption: refused there (everyone can open the file)
     before_dm = len(bot.tg.sent(CAROL))
     bot.tg.inject_document(GROUP, CAROL, export.document.data, "b.json", caption=f"/import@{BOT}")
-    [report] = (await bot.tg.wait_for_sent(CAROL, before_dm + 1))[before_dm:]
-    assert report.body == "Import done: 0 added, 0 updated, 3 unchanged."
-    assert bot.tg.sent(GROUP) == []
+    [warning] = await bot.tg.wait_for_sent(GROUP, 1)
+    assert warning.body.startswith("I didn't import that file: a backup holds everything I remember about you")
+    assert len(bot.tg.sent(CAROL)) == before_dm
     assert snapshot() == before
 
 

@@ -22,6 +22,23 @@ CASES = [
     ("do you remember that trip?", c.Chat("do you remember that trip?")),
     ("what do you remember about me?", c.Chat("what do you remember about me?")),
     ("I noted: nothing", c.Chat("I noted: nothing")),
+    # issue 20: saving in every natural form
+    ("/remember I live in Rome", c.Save("I live in Rome")),
+    ("/save I like tea", c.Save("I like tea")),
+    ("/remember@MyMemoryBot I like tea", c.Save("I like tea")),
+    ("/remember", c.Malformed("What should I remember? Use /remember <fact>, e.g. /remember I live in Rome.")),
+    ("Remember I have a dog", c.Save("I have a dog")),
+    ("remember, my locker is 12", c.Save("my locker is 12")),
+    ("please remember my sister is Ana", c.Save("my sister is Ana")),
+    ("hey remember: I like green tea", c.Save("I like green tea")),  # "hey @bot, remember: ..."
+    ("hey , remember: I like green tea", c.Save("I like green tea")),  # Discord's cut mention
+    ("ok so remember that I fly on Friday", c.Save("I fly on Friday")),
+    ("remember to buy milk", c.Chat("remember to buy milk")),
+    ("remember when we met in Rome", c.Chat("remember when we met in Rome")),
+    ("remember my wife's name?", c.Chat("remember my wife's name?")),
+    ("remember me", c.Chat("remember me")),
+    ("remembering is hard", c.Chat("remembering is hard")),
+    ("hey what do you remember", c.Chat("hey what do you remember")),
     # a bare number (issue 16: in the terminal, one that pressed no button reaches the core)
     ("2", c.BareNumber(2, "2")),
     ("  10 ", c.BareNumber(10, "  10 ")),

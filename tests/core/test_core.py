@@ -178,7 +178,7 @@ async def test_settings_switch_conflict_review_off(core):
     assert "ask before a new fact replaces an old one: off" not in out.text
     await core.handle_message(msg("remember: I live in London"))
     plain = only(await core.handle_message(msg("remember: I moved to Paris")))
-    assert not plain.all_buttons and plain.text.startswith("Saved")
+    assert [b.label for b in plain.all_buttons] == ["Undo"] and plain.text.startswith("Saved")
     # /undo walks back the saves, then the setting
     assert only(await core.handle_message(msg("/undo"))).text == "Undone saving “I moved to Paris”."
     assert only(await core.handle_message(msg("/undo"))).text == "Undone saving “I live in London”."

@@ -101,7 +101,14 @@ def test_conflict_outcome_reads_the_state_after_the_change(olds, new, choice, ex
 
 @pytest.mark.parametrize(
     "platform,import_line",
-    [("console", "/import <file>"), ("telegram", "/import (send the file with it)"), ("discord", "/import (attach the file)")],
+    [("console", "/import <file>"), ("telegram", "/import — send the file with it"), ("discord", "/import (attach the file)")],
 )
 def test_help_says_how_import_works_where_the_person_is(platform, import_line):
     assert import_line in help_text(platform)
+
+
+def test_help_reads_in_a_proportional_font():
+    """No columns lined up with runs of spaces, no line longer than a phone shows comfortably."""
+    for platform in ("telegram", "discord", "console"):
+        for line in help_text(platform).splitlines():
+            assert "  " not in line and len(line) <= 80, line

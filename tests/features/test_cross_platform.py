@@ -90,7 +90,8 @@ class World:
         versions = len(msg.history)
         custom_id = next(b.custom_id for b in msg.buttons if b.label == label)
         rec = await self.dc.click(self.alice_dc, msg, custom_id)
-        await self.dc.wait_for(lambda: len(msg.history) > versions and rec.followup_ids, what=f"the answer to {label!r}")
+        # answered by editing the message in place (issue 20: no ephemeral "Done." beside it)
+        await self.dc.wait_for(lambda: len(msg.history) > versions and rec.answered, what=f"the answer to {label!r}")
 
     # the one database
     def owners(self) -> dict[str, int]:

@@ -3,6 +3,7 @@ stand-in (real SDK) on SQLite and PostgreSQL, then recalling them in a chat turn
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -148,7 +149,7 @@ async def test_a_quiet_conversation_becomes_an_episode_recalled_later(kit: ChatK
     metrics = kit.conversation.metrics[-1]
     assert 0 < metrics.memory_tokens <= 1500
     why = only(await kit.say("/why"))
-    assert "summary(ies) of earlier conversations" in why.text
+    assert re.search(r"\d+ summar(y|ies) of earlier conversations", why.text)
 
 
 async def test_without_a_model_messages_stay_for_later(db_backend, anthropic_standin):

@@ -172,7 +172,7 @@ async def test_list_cancel_confirms_in_words_with_undo_and_never_renumbers(rig, 
     assert [b.label for b in done.all_buttons] == ["Undo"]
     # the list's other button was used up with it: no second press on a renumbered list
     [stale] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(listing, "Stop 2"), message_id="list-1"))
-    assert stale.notice == "That was already done." and not stale.text
+    assert stale.notice == "Another button of this message was already chosen; this one did nothing." and not stale.text
     assert {r.text: r.state for r in rows(database)}["take vitamins"] == "scheduled"
 
     # /undo right after takes back that cancel, not the older memory deletion

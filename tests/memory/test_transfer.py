@@ -161,3 +161,15 @@ async def test_an_older_backup_without_settings_timestamps_still_imports(memory)
     report = await memory.import_bytes(a, json.dumps(old))
     prefs = await memory.prefs(a)
     assert (prefs.ai_judge, prefs.timezone) == (True, "Europe/Paris") and "restored" in report.summary()
+
+
+@pytest.mark.parametrize(
+    ("text", "stored", "slot"),
+    [("I live in Berlin", None, "residence"), ("I like green tea", None, None),
+     ("I like green tea", "employer", "employer"), ("I work at Acme", None, "job")],
+)
+def test_the_topics_an_import_checks(text: str, stored: str | None, slot: str | None) -> None:
+    """Only facts of a single-value topic are read against current ones after an import."""
+    from bot.memory.writing.import_questions import topic_slots
+
+    assert topic_slots({"u": (text, stored)}) == ({"u": slot} if slot else {})

@@ -87,6 +87,20 @@ def test_delivery_wording_says_how_late(delay, expected):
     assert got.text == expected
 
 
+@pytest.mark.parametrize(
+    ("delay", "expected"),
+    [
+        (timedelta(seconds=1), "⏰ Snoozed reminder: “call mom”"),
+        (timedelta(minutes=25), "⏰ Snoozed reminder, 25 minutes late: “call mom”"),
+        (timedelta(hours=3), "⏰ Missed snoozed reminder (3 hours late): “call mom”"),
+    ],
+)
+def test_a_snoozed_reminder_says_so(delay, expected):
+    """Issue 20: the second delivery of a snoozed reminder read exactly like the first."""
+    got = delivery_text("call mom", DUE, DUE + delay, "Europe/Paris", 60, snoozed=True)
+    assert got.text.split("\n")[0] == expected
+
+
 def test_a_repeating_reminder_says_when_it_comes_next_and_a_reclaimed_one_may_be_a_repeat():
     rec = Recurrence.from_str("daily@09:00")
     nxt = next_occurrence(rec, DUE, DUE, "Europe/Paris")

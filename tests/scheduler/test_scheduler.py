@@ -271,7 +271,7 @@ async def test_snooze_makes_a_new_reminder_and_done_acknowledges(started, databa
     assert snoozed.edit_of == "r1"
     assert snoozed.text == "💤 Snoozed “stretch” until Monday 2 March 2026 at 12:20 (Europe/Paris)."
     [refused] = await app.core.handle_press(ButtonPress("console", "u1", "u1", button(out, "Done"), message_id="r1"))
-    assert refused.notice == "That was already done."
+    assert refused.notice == "Another button of this message was already chosen; this one did nothing."
     again = rows(database)[-1]
     assert (again.text, again.state, again.due_at, again.recurrence) == ("stretch", "scheduled", clock() + timedelta(minutes=10), None)
     assert app.delivery.has_timer(again.id)

@@ -356,6 +356,7 @@ class DiscordStandIn:
         self._by_token: dict[str, InteractionRecord] = {}
         self.files: dict[int, StoredFile] = {}
         self.commands: list[dict[str, Any]] = []
+        self.reactions: dict[int, list[str]] = {}  # message id -> the bot's reaction emojis
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self._command_ids: dict[tuple[int | None, str], int] = {}
         self.identifies: list[dict[str, Any]] = []
@@ -391,6 +392,7 @@ class DiscordStandIn:
         r.add_patch(f"{p}/channels/{{cid}}/messages/{{mid}}", self._patch_message)
         r.add_delete(f"{p}/channels/{{cid}}/messages/{{mid}}", self._delete_message)
         r.add_post(f"{p}/channels/{{cid}}/typing", self._typing)
+        r.add_put(f"{p}/channels/{{cid}}/messages/{{mid}}/reactions/{{emoji}}/@me", self._put_reaction)
         r.add_post(f"{p}/interactions/{{iid}}/{{token}}/callback", self._interaction_callback)
         r.add_post(f"{p}/webhooks/{{app}}/{{token}}", self._followup_post)
         r.add_get(f"{p}/webhooks/{{app}}/{{token}}/messages/{{mid}}", self._webhook_get)
@@ -691,7 +693,9 @@ class DiscordStandIn:
         return rec
 
     async def slash(self, user: User, channel_id: int, name: str, **options: Any) -> InteractionRecord:
-        """`user` runs the registered application command `name` with string options."""
+        """`user` runs the registered application command `name` with its options; an attachment
+        option (type 11) takes a (filename, bytes, content type) tuple, uploaded and sent as
+        Discord does: the option's value is the attachment's id, the file in `resolved`."""
         self._require_gateway()
         channel = self.channels[int(channel_id)]
         command = None
@@ -709,14 +713,27 @@ class DiscordStandIn:
                 raise StandInError(f"/{name} requires option {oname!r}")
         rec = self._new_interaction(INTERACTION_COMMAND, user, channel)
         rec.command, rec.options = name, dict(options)
+        resolved: dict[str, Any] = {}
+        values: dict[str, Any] = {}
+        for k, v in options.items():
+            if declared[k].get("type") == 11:
+                filename, blob, ctype = v
+                f = StoredFile(self._ids.next(), filename, blob, ctype)
+                self.files[f.id] = f
+                resolved[str(f.id)] = self._file_payload(f, channel.id)
+                values[k] = str(f.id)
+            else:
+                values[k] = v
         data: dict[str, Any] = {
             "id": command["id"],
             "name": name,
             "type": 1,
             "options": [
-                {"name": k, "type": declared[k].get("type", 3), "value": v} for k, v in options.items()
+                {"name": k, "type": declared[k].get("type", 3), "value": v} for k, v in values.items()
             ],
         }
+        if resolved:
+            data["resolved"] = {"attachments": resolved}
         if command.get("guild_id"):
             data["guild_id"] = command["guild_id"]
         await self._dispatch_interaction(rec, user, data)
@@ -1331,6 +1348,13 @@ class DiscordStandIn:
         channel = self._channel_or_404(request.match_info["cid"])
         msg = self._message_or_404(channel, request.match_info["mid"])
         msg.deleted = True
+        return web.Response(status=204)
+
+    async def _put_reaction(self, request: web.Request) -> web.Response:
+        """The bot reacts to a message: recorded by message id, as the emoji (URL-decoded)."""
+        channel = self._channel_or_404(request.match_info["cid"])
+        msg = self._message_or_404(channel, request.match_info["mid"])
+        self.reactions.setdefault(msg.id, []).append(request.match_info["emoji"])
         return web.Response(status=204)
 
     async def _typing(self, request: web.Request) -> web.Response:

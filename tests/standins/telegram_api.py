@@ -19,7 +19,8 @@ What it speaks (the real formats):
   getUpdates answers 409 until deleteWebhook.
 
 Known simplifications (documented, not hidden): plain-http webhook URLs are accepted (Telegram
-requires https); Markdown parse modes are refused with 400 (HTML is parsed and validated);
+requires https); Markdown parse modes are refused with 400 (HTML is parsed and validated, and
+so are `entities`: bounds, nesting, code that contains nothing, http(s) links);
 callback queries never expire; group membership and privacy mode are not modelled (the bot
 receives every group message, the worst case for an adapter's filtering); faults are injected
 before a request is processed, so a faulted sendMessage was never delivered.
@@ -138,6 +139,19 @@ class BotMessage:
     edit_count: int = 0
     history: list[str | None] = field(default_factory=list)  # earlier texts, oldest first
     deleted: bool = False
+    entities: list[dict[str, Any]] = field(default_factory=list)  # as sent (validated)
+
+    def entity_texts(self) -> list[tuple[str, str]]:
+        """(type, the text it covers) for each entity, in order: what a person sees formatted."""
+        text = self.body
+        units = text.encode("utf-16-le")
+        return [
+            (
+                e["type"],
+                units[2 * e["offset"] : 2 * (e["offset"] + e["length"])].decode("utf-16-le"),
+            )
+            for e in self.entities
+        ]
 
     @property
     def buttons(self) -> list[list[tuple[str, str | None]]]:
@@ -214,6 +228,13 @@ class TelegramStandIn:
         self.pressed_queries: dict[str, dict[str, Any]] = {}
         self.chat_actions: list[tuple[int, str]] = []
         self.commands: dict[str, list[dict[str, str]]] = {}
+        self.menu_button: dict[str, Any] | None = None  # the default menu button, as set
+        # (chat, message id) -> the bot's reaction emojis on a person's message
+        self.reactions: dict[tuple[int, int], list[str]] = {}
+        self.deleted_user_messages: set[tuple[int, int]] = set()
+        self.may_delete: set[int] = set()  # groups where the bot is an admin allowed to delete
+        self.description = ""  # "What can this bot do?" before Start
+        self.short_description = ""
         self._faults: dict[str, deque[_Fault]] = defaultdict(deque)
         self._waiters: list[asyncio.Future[None]] = []
 
@@ -229,13 +250,17 @@ class TelegramStandIn:
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
+            "setmessagereaction": self._set_message_reaction,
             "answercallbackquery": self._answer_callback_query,
             "setmycommands": self._set_my_commands,
             "getmycommands": self._get_my_commands,
             "deletemycommands": self._delete_my_commands,
             "senddocument": self._send_document,
             "sendchataction": self._send_chat_action,
+            "setmydescription": self._set_my_description,
+            "setmyshortdescription": self._set_my_short_description,
             "getfile": self._get_file,
+            "setchatmenubutton": self._set_chat_menu_button,
         }
 
     # ------------------------------------------------------------------ lifecycle
@@ -292,10 +317,14 @@ class TelegramStandIn:
         last_name: str | None = None,
         username: str | None = None,
         started: bool = True,
+        language_code: str | None = None,
     ) -> dict[str, Any]:
         """Register a person. `started=False`: they never opened a private chat with the bot,
-        so sending to their private chat answers 403 until they write to it."""
+        so sending to their private chat answers 403 until they write to it. `language_code`:
+        the app language Telegram reports for them ("it", "en-US")."""
         user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if language_code:
+            user["language_code"] = language_code
         if last_name:
             user["last_name"] = last_name
         if username:
@@ -658,6 +687,8 @@ class TelegramStandIn:
         }
         if m.text is not None:
             out["text"] = m.text
+            if m.entities:
+                out["entities"] = m.entities
         if m.document is not None:
             out["document"] = {
                 "file_id": m.document.file_id,
@@ -922,6 +953,7 @@ class TelegramStandIn:
         chat = self._target_chat(params)
         parse_mode = params.get("parse_mode") or None
         text = _render_text(str(params.get("text") or ""), parse_mode, MAX_TEXT_UTF16, "text")
+        entities = _entities(params, text)
         markup = _reply_markup(params)
         reply_to = self._reply_to(chat["id"], params)
         msg = BotMessage(
@@ -929,6 +961,7 @@ class TelegramStandIn:
             message_id=self._new_message_id(chat["id"]),
             date=int(time.time()),
             text=text,
+            entities=entities,
             parse_mode=parse_mode,
             reply_markup=markup,
             reply_to_message_id=reply_to,
@@ -988,9 +1021,10 @@ class TelegramStandIn:
             raise ApiError(400, "Bad Request: there is no text in the message to edit")
         parse_mode = params.get("parse_mode") or None
         text = _render_text(str(params.get("text") or ""), parse_mode, MAX_TEXT_UTF16, "text")
+        entities = _entities(params, text)
         # Like Telegram: an edit without reply_markup removes the inline keyboard.
         markup = _reply_markup(params)
-        if text == msg.text and markup == msg.reply_markup:
+        if text == msg.text and markup == msg.reply_markup and entities == msg.entities:
             raise ApiError(
                 400,
                 "Bad Request: message is not modified: specified new message content and reply "
@@ -998,6 +1032,7 @@ class TelegramStandIn:
             )
         msg.history.append(msg.text)
         msg.text, msg.reply_markup, msg.parse_mode = text, markup, parse_mode
+        msg.entities = entities
         msg.edit_count += 1
         return self._bot_message_json(msg)
 
@@ -1017,8 +1052,22 @@ class TelegramStandIn:
         return self._bot_message_json(msg)
 
     def _delete_message(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        key = (_int(params.get("chat_id"), 0), _int(params.get("message_id"), 0))
+        if key in self._messages:  # a person's message: only where the bot may delete
+            if key[0] not in self.may_delete or key in self.deleted_user_messages:
+                raise ApiError(400, "Bad Request: message can't be deleted")
+            self.deleted_user_messages.add(key)
+            return True
         msg = self._editable(params)
         msg.deleted = True
+        return True
+
+    def _set_message_reaction(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        key = (_int(params.get("chat_id"), 0), _int(params.get("message_id"), 0))
+        if key not in self._messages:
+            raise ApiError(400, "Bad Request: message to react not found")
+        reaction = _json_value(params.get("reaction")) or []
+        self.reactions[key] = [r.get("emoji", "") for r in reaction if isinstance(r, dict)]
         return True
 
     def _answer_callback_query(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
@@ -1064,6 +1113,17 @@ class TelegramStandIn:
         ]
         return True
 
+    def _set_chat_menu_button(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        button = _json_value(params.get("menu_button")) or {"type": "default"}
+        if button.get("type") == "web_app":
+            url = str((button.get("web_app") or {}).get("url", ""))
+            if not url.startswith("https://"):
+                raise ApiError(400, "Bad Request: BUTTON_URL_INVALID")  # Mini Apps need https
+            if not 1 <= len(str(button.get("text", ""))) <= 64:
+                raise ApiError(400, "Bad Request: text must be 1-64 characters")
+        self.menu_button = button
+        return True
+
     def _get_my_commands(self, params: dict[str, Any], files: dict[str, Upload]) -> list:
         return self.commands.get(self._scope_key(params), [])
 
@@ -1075,6 +1135,25 @@ class TelegramStandIn:
     def default_commands(self) -> list[dict[str, str]]:
         """The command menu set for the default scope and language."""
         return self.commands.get(self._scope_key({}), [])
+
+    def _set_my_description(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        text = str(params.get("description") or "")
+        if len(text) > 512:
+            raise ApiError(400, "Bad Request: description is too long")
+        self.description = text
+        return True
+
+    def _set_my_short_description(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
+        text = str(params.get("short_description") or "")
+        if len(text) > 120:
+            raise ApiError(400, "Bad Request: short description is too long")
+        self.short_description = text
+        return True
+
+    @property
+    def group_commands(self) -> list[dict[str, str]]:
+        """The command menu set for all group chats (scope all_group_chats)."""
+        return self.commands.get(self._scope_key({"scope": {"type": "all_group_chats"}}), [])
 
     def _send_chat_action(self, params: dict[str, Any], files: dict[str, Upload]) -> bool:
         chat = self._target_chat(params)
@@ -1189,6 +1268,9 @@ def _reply_markup(params: dict[str, Any]) -> dict[str, Any] | None:
             data = button.get("callback_data")
             if data is not None and not 1 <= len(str(data).encode()) <= MAX_CALLBACK_DATA_BYTES:
                 raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+            web_app = button.get("web_app")
+            if web_app is not None and not str(web_app.get("url", "")).startswith("https://"):
+                raise ApiError(400, "Bad Request: BUTTON_URL_INVALID")  # Mini Apps need https
             kinds = [k for k in button if k != "text"]
             if len(kinds) != 1:
                 raise ApiError(400, "Bad Request: inline keyboard button must have one action")
@@ -1200,6 +1282,54 @@ _HTML_TAGS = frozenset(
 )
 _HTML_TOKEN = re.compile(r"<(/?)([a-zA-Z-]+)((?:\s+[a-zA-Z-]+(?:=\"[^\"]*\"|='[^']*')?)*)\s*>")
 _HTML_ENTITY = re.compile(r"&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);")
+
+
+# Telegram's nesting rules for entities sent with a message (Bot API, "MessageEntity"): two
+# entities either do not share a character or one contains the other; the styles may contain and
+# be part of anything but code and pre; blockquotes do not nest; the other kinds contain nothing.
+_STYLE_ENTITIES = frozenset({"bold", "italic", "underline", "strikethrough", "spoiler"})
+_OTHER_ENTITIES = frozenset({
+    "code", "pre", "text_link", "text_mention", "blockquote", "expandable_blockquote", "mention",
+    "hashtag", "cashtag", "bot_command", "url", "email", "phone_number", "custom_emoji",
+})
+
+
+def _entities(params: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """The entities sent with a text, checked as Telegram checks them; refused with 400."""
+    raw = _json_value(params.get("entities"))
+    if raw in (None, "", []):
+        return []
+    if params.get("parse_mode"):
+        raise ApiError(400, "Bad Request: entities and parse_mode can't be used together")
+    if not isinstance(raw, list):
+        raise ApiError(400, "Bad Request: can't parse entities JSON object")
+    size = utf16_len(text)
+    out: list[dict[str, Any]] = []
+    for e in raw:
+        kind, offset, length = e.get("type"), e.get("offset"), e.get("length")
+        if kind not in _STYLE_ENTITIES | _OTHER_ENTITIES:
+            raise ApiError(400, f"Bad Request: can't parse entities: unknown type {kind!r}")
+        if not isinstance(offset, int) or not isinstance(length, int) or offset < 0 or length < 1:
+            raise ApiError(400, "Bad Request: can't parse entities: bad offset or length")
+        if offset + length > size:
+            raise ApiError(400, "Bad Request: can't parse entities: entity beyond the end of text")
+        if kind == "text_link" and not str(e.get("url", "")).startswith(("http://", "https://", "tg://")):
+            raise ApiError(400, "Bad Request: can't parse entities: wrong HTTP URL")
+        out.append({k: v for k, v in e.items() if k in ("type", "offset", "length", "url", "language")})
+    for i, a in enumerate(out):
+        for b in out[i + 1 :]:
+            a0, a1 = a["offset"], a["offset"] + a["length"]
+            b0, b1 = b["offset"], b["offset"] + b["length"]
+            if a1 <= b0 or b1 <= a0:
+                continue
+            if not ((a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)):
+                raise ApiError(400, "Bad Request: can't parse entities: entities overlap")
+            kinds = {a["type"], b["type"]}
+            if kinds & {"code", "pre"}:
+                raise ApiError(400, "Bad Request: can't parse entities: code can't contain entities")
+            if kinds <= _OTHER_ENTITIES:
+                raise ApiError(400, f"Bad Request: can't parse entities: {sorted(kinds)} can't be nested")
+    return out
 
 
 def _render_text(raw: str, parse_mode: str | None, limit: int, what: str) -> str:

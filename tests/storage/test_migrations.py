@@ -410,3 +410,32 @@ def dump_without(db: Database, column: str) -> dict[str, list[tuple[Any, ...]]]:
             rows = conn.execute(table.select().with_only_columns(*cols).order_by(*table.primary_key.columns)).all()
             out[table.name] = [tuple(r) for r in rows]
     return out
+
+
+async def test_version_2_gains_the_memory_pages_login_tables_and_keeps_every_row(opener: Any) -> None:
+    db = opener()
+    await fill(db)
+    with db.engine.begin() as conn:  # what version 2 built: no login codes, no browser sessions
+        conn.execute(text("DROP TABLE web_session"))
+        conn.execute(text("DROP TABLE web_login_code"))
+        conn.execute(text("UPDATE schema_info SET version = 2"))
+    before = rows_but_web(db)
+    close(db)
+
+    upgraded = opener()  # what the bot does at start
+    assert version_of(upgraded) == SCHEMA_VERSION == 3
+    with upgraded.engine.connect() as conn:
+        tables = set(inspect(conn).get_table_names(schema=upgraded.pg_schema))
+    assert {"web_login_code", "web_session"} <= tables
+    assert rows_but_web(upgraded) == before
+    close(upgraded)
+
+
+def rows_but_web(db: Database) -> dict[str, list[tuple[Any, ...]]]:
+    out = {}
+    with db.engine.connect() as conn:
+        for table in SQLModel.metadata.sorted_tables:
+            if table.name in ("schema_info", "web_session", "web_login_code"):
+                continue
+            out[table.name] = [tuple(r) for r in conn.execute(table.select().order_by(*table.primary_key.columns)).all()]
+    return out

@@ -171,11 +171,8 @@ class Extractor:
         if not prefs.extraction_notice:
             return None
         assert result.memory is not None
-        plain = await describe_save(core, turn, result, prefix="Noted")
-        buttons = await core.buttons.issue(
-            turn.owner_id, [[ButtonSpec("Undo", "undo", {"action_id": result.action_id})]]
-        )
-        return reply(turn, plain.text + "\n(Noted from our chat. Undo if I got it wrong.)", buttons=buttons)
+        plain = await describe_save(core, turn, result, prefix="Noted")  # carries its Undo
+        return reply(turn, plain.text + "\n(Noted from our chat. Undo if I got it wrong.)", buttons=plain.buttons)
 
     async def _recent(self, turn: Turn, user_log_id: int | None, user_text: str) -> list[tuple[str, str]]:
         """The last few (role, text) of this chat, oldest first, ending with the person's message."""

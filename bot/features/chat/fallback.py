@@ -32,7 +32,18 @@ from bot.llm.extract import asks, stated_facts
 from bot.memory import FactError, JudgeFn
 from bot.storage.models import Source, utcnow
 
+# one sentence, whatever the reason: in a group an answer from memory would show it to everyone
+GROUP_WITHOUT_MODEL = ("In a group I only answer with the language model, which isn't available right "
+                       "now; ask me in a private chat, where I answer from what you told me.")
 NO_MODEL = "(The language model isn't available right now, so I can only answer from what I remember.)"
+SLOW_NOTE = (
+    "(This is a quick answer from what I remember, because the language model is slow right now. "
+    "I'll replace it with the model's answer if that comes.)"
+)
+SLOW_FOLLOW_NOTE = (
+    "(This is a quick answer from what I remember, because the language model is slow right now. "
+    "I'll send the model's answer too if it comes.)"
+)
 SAVE_ACTION = "save_offer"
 HINT = (
     "Without the language model I can't chat, but I can remember things for you: "
@@ -53,6 +64,10 @@ def fallback_note(reason: str) -> str:
         )
     if reason == "timeout":
         return "(The language model is too slow right now, so I can only answer from what I remember.)"
+    if reason == "slow":  # the model may still answer: this message is replaced when it does
+        return SLOW_NOTE
+    if reason == "slow_follow":  # ... or followed, where there was no message to replace
+        return SLOW_FOLLOW_NOTE
     return NO_MODEL
 
 
@@ -116,7 +131,7 @@ class MemoryAnswers:
         memories: list[dict[str, Any]] = []
         recall_mode = ""
         if turn.is_group:
-            out = Outgoing(f"I can't answer that here without a model, and I never share your memories in a group. {note}")
+            out = Outgoing(GROUP_WITHOUT_MODEL)
         else:
             kind = "question" if done else message_kind(text)  # a tool already handled a statement
             if kind == "statement":

@@ -23,10 +23,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.core import render
+from bot.core.buttons import ButtonSpec
 from bot.core.core import Core
 from bot.core.replies import describe_save
 from bot.core.turn import Turn
 from bot.events import ChatRef
+from bot.features.reminders import PRESS_ACTION as REMINDER_ACTION
 from bot.llm.tools import ManageMemoryInput, RemindersInput, ToolInputError, error_result, parse_tool_input
 from bot.memory import FactError, JudgeFn, MemoryView, StorageError, Which
 from bot.storage.models import CONFIDENCE_STATED, Source
@@ -57,6 +59,7 @@ class ToolOutcome:
     change: str | None = None  # a line for the person ("Saved: “…”"), None for reads and errors
     undo_action_id: str | None = None  # the memory action an Undo button would revert
     conflict_id: int | None = None  # a conflict question that was pushed to the person
+    buttons: tuple[ButtonSpec, ...] = ()  # beside the answer: Cancel for a reminder it set
 
     @property
     def is_error(self) -> bool:
@@ -230,9 +233,14 @@ async def _reminders(service: Reminders | None, turn: Turn, call: RemindersInput
         ok, message, reminder_id = await _maybe_await(service.set_from_text(owner, turn.chat, call.when, call.text))
         if not ok:
             return ToolOutcome(error_result(tool_use_id, f"The reminder was not set: {message}"))
+        cancel: tuple[ButtonSpec, ...] = ()
+        if isinstance(reminder_id, int):  # as under a /remind confirmation: undoable from here
+            cancel = (ButtonSpec("Cancel reminder", REMINDER_ACTION, {"op": "cancel", "id": reminder_id},
+                                 alone=True, detail=f"Cancel {render.quote(call.text, 60)}"),)
         return ToolOutcome(
             ok_result(tool_use_id, {"set": {"id": reminder_id, "message": message}}),
             change=message or f"Reminder set: {render.quote(call.text)}",
+            buttons=cancel,
         )
     if call.action == "list":
         upcoming = await _maybe_await(service.list_upcoming(owner))

@@ -28,25 +28,26 @@ import logging
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
+from bot.core import render
 from bot.core.buttons import ButtonSpec
 from bot.core.core import Core
 from bot.core.turn import Turn
 from bot.events import Outgoing
 from bot.features.chat.extraction import Extractor
-from bot.features.chat.fallback import MemoryAnswers
+from bot.features.chat.fallback import SLOW_NOTE, MemoryAnswers, fallback_note
 from bot.features.chat.tools import Reminders, ToolOutcome, execute
 from bot.features.chat.why import WhyStore, why_record
 from bot.features.chat.window import ChatLog, build_messages
 from bot.features.episodes import Extras, recall_extras
 from bot.features.judge import AiJudge
 from bot.llm.client import LLM, ModelUnavailable
-from bot.llm.prompts import SOUL, build_system
+from bot.llm.prompts import SOUL, build_system, platform_note
 from bot.llm.tools import TOOLS
 from bot.memory import Recalled, StorageError
 from bot.memory.recall.context import recall_token_budget
@@ -155,6 +156,16 @@ class Answer:
     rounds: int = 0
 
 
+@dataclass
+class _TurnState:
+    """Whether the model's turn outlived its reply (the person's lock is no longer held for it)."""
+
+    detached: bool = False
+
+
+STILL_THINKING = "Still thinking…"
+
+
 class _Unavailable(Exception):
     """The model failed after some tools ran: carries what was done."""
 
@@ -228,37 +239,105 @@ class Conversation:
             metrics.memory_tokens = memory_tokens + extras.tokens
             metrics.memory_ids = list(recalled.memory_ids)
         tz = await core.memory.timezone_of(turn.owner_id)
-        system = build_system(SOUL, memory_text, [*blocks, now_block(utcnow(), tz)])
+        system = build_system(SOUL, memory_text, [*blocks, now_block(utcnow(), tz), platform_note(turn.platform)])
         messages = build_messages(history, text)
 
+        state = _TurnState()
+        work = asyncio.ensure_future(self._converse(turn, llm, system, messages, tools, state))
         typing = asyncio.get_running_loop().create_task(self._keep_typing(turn))
+        holding: str | None = None
         try:
-            answer = await self._converse(turn, llm, system, messages, tools)
+            holding = await self._wait_or_hold(turn, work)
+            if not work.done():  # past the deadline: a quick answer now, the model's when it comes
+                state.detached = True
+                return await self._answer_later(turn, text, work, holding, recalled, extras, user_log_id, metrics)
+            answer = work.result()
         except _Unavailable as exc:
             metrics.chat_calls, metrics.tool_rounds = exc.calls, exc.rounds
             metrics.tool_calls = len(exc.outcomes)
-            return await self._from_memory(turn, text, exc.reason, exc.outcomes, metrics)
+            return self._in_place(await self._from_memory(turn, text, exc.reason, exc.outcomes, metrics), holding)
         except StorageError:
             raise  # the core answers with its one storage message
         except Exception:
             # A bug or a surprise from a library must not cost the person an answer.
             log.exception("chat turn failed; answering from memory")
-            return await self._from_memory(turn, text, "error", [], metrics)
+            return self._in_place(await self._from_memory(turn, text, "error", [], metrics), holding)
         finally:
             typing.cancel()
         metrics.chat_calls, metrics.tool_rounds, metrics.tool_calls = answer.calls, answer.rounds, len(answer.outcomes)
+        self.metrics.append(metrics)
+        reply = await self._deliverable(turn, text, answer, recalled, extras, user_log_id)
+        return [replace(reply, edit_of=holding)] if holding else [reply]
 
+    # --- a slow model ----------------------------------------------------------------------
+    async def _wait_or_hold(self, turn: Turn, work: asyncio.Future[Answer]) -> str | None:
+        """Wait for the model up to LLM_TIMEOUT_SECONDS; after SLOW_NOTICE_SECONDS a holding
+        message shows that an answer is coming (its id: the answer replaces it)."""
+        deadline = self.settings.llm_timeout_seconds
+        notice_after = self.settings.slow_notice_seconds
+        holding: str | None = None
+        if 0 < notice_after < deadline:
+            await asyncio.wait({work}, timeout=notice_after)
+            if not work.done():
+                holding = await self.core.push(turn.chat, Outgoing(STILL_THINKING))
+            deadline -= notice_after
+        if not work.done():
+            await asyncio.wait({work}, timeout=deadline)
+        return holding
+
+    @staticmethod
+    def _in_place(outs: list[Outgoing], holding: str | None) -> list[Outgoing]:
+        return [replace(outs[0], edit_of=holding), *outs[1:]] if holding and outs else outs
+
+    async def _answer_later(
+        self, turn: Turn, text: str, work: asyncio.Future[Answer], holding: str | None,
+        recalled: Recalled | None, extras: Extras | None, user_log_id: int | None, metrics: TurnMetrics,
+    ) -> list[Outgoing]:
+        """The model missed the deadline: the answer from memory now, saying it is a fallback,
+        in place of the holding message; the model's answer replaces it when it comes."""
+        if holding is None:  # no holding message to replace: the late answer follows it
+            quick = await self._from_memory(turn, text, "slow_follow", [], metrics)
+        else:
+            quick = await self._from_memory(turn, text, "slow", [], metrics)
+        self.core.spawn(
+            self._late(turn, text, work, holding, quick[0], recalled, extras, user_log_id), name="late answer"
+        )
+        return self._in_place(quick, holding)
+
+    async def _late(
+        self, turn: Turn, text: str, work: asyncio.Future[Answer], target: str | None, quick: Outgoing,
+        recalled: Recalled | None, extras: Extras | None, user_log_id: int | None,
+    ) -> None:
+        """The late answer, edited over the quick one (or after it when there is nothing to edit),
+        made under the person's lock like a turn."""
+        try:
+            answer = await work
+        except Exception as exc:  # it never came: the quick answer stays, without its promise
+            log.info("the late chat answer did not come: %s", type(exc).__name__)
+            if target is not None:
+                final = quick.text.replace(SLOW_NOTE, fallback_note("timeout"))
+                await self.core.push(turn.chat, replace(quick, text=final, edit_of=target))
+            return
+        async with self.core.lock_for(turn.owner_id):
+            reply = await self._deliverable(turn, text, answer, recalled, extras, user_log_id)
+        await self.core.push(turn.chat, replace(reply, edit_of=target))
+
+    async def _deliverable(
+        self, turn: Turn, text: str, answer: Answer, recalled: Recalled | None, extras: Extras | None,
+        user_log_id: int | None,
+    ) -> Outgoing:
+        """The answer as sent, logged and remembered for /why; extraction spawned after it."""
         reply = await self._compose(turn, answer.text or TOOL_LIMIT_TEXT, answer.outcomes)
         await self.chat_log.log(turn, "assistant", reply.text, None)
         mode = "group" if turn.is_group else "model"
         await self.why.store(turn.owner_id, why_record(recalled, extras, mode, utcnow()))
-        self.metrics.append(metrics)
         self.extractor.spawn(turn, text, user_log_id)
-        return [reply]
+        return reply
 
     # --- the model ---------------------------------------------------------------------------
     async def _converse(
-        self, turn: Turn, llm: LLM, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+        self, turn: Turn, llm: LLM, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+        state: _TurnState | None = None,
     ) -> Answer:
         """The bounded tool loop. The last allowed round forbids tools (tool_choice none)."""
         outcomes: list[ToolOutcome] = []
@@ -276,6 +355,7 @@ class Conversation:
                     tools=tools,
                     tool_choice={"type": "none"} if (tools and last) else None,
                     max_tokens=self.settings.chat_max_tokens,
+                    timeout=max(self.settings.llm_timeout_seconds, self.settings.llm_late_answer_seconds),
                 )
             except ModelUnavailable as exc:
                 raise _Unavailable(exc.reason, outcomes, calls, rounds) from None
@@ -288,7 +368,11 @@ class Conversation:
             results = []
             judge_fn = self.judge_for(turn.owner_id)
             for block in uses:
-                outcome = await execute(self.core, turn, block.name, block.id, block.input, judge=judge_fn, reminders=self.reminders)
+                if state is not None and state.detached:  # the turn's reply went out: take the lock again
+                    async with self.core.lock_for(turn.owner_id):
+                        outcome = await execute(self.core, turn, block.name, block.id, block.input, judge=judge_fn, reminders=self.reminders)
+                else:
+                    outcome = await execute(self.core, turn, block.name, block.id, block.input, judge=judge_fn, reminders=self.reminders)
                 outcomes.append(outcome)
                 results.append(outcome.result)
             messages.append({"role": "user", "content": results})
@@ -302,15 +386,16 @@ class Conversation:
     async def _compose(self, turn: Turn, text: str, outcomes: Sequence[ToolOutcome]) -> Outgoing:
         """The answer, then what the tools changed (never silent), with Undo buttons."""
         changes = [o.change for o in outcomes if o.change]
-        if changes:
-            text = text.rstrip() + "\n\n" + "\n".join(f"✓ {c}" for c in changes)
+        if changes:  # they quote memory text: shown as written, never as the model's Markdown
+            text = text.rstrip() + "\n\n" + "\n".join(f"✓ {render.markdown_literal(c)}" for c in changes)
         undo_ids = [o.undo_action_id for o in outcomes if o.undo_action_id][-MAX_UNDO_BUTTONS:]
+        extra = [b for o in outcomes for b in o.buttons][-MAX_UNDO_BUTTONS:]  # Cancel for a reminder set
         buttons: tuple = ()
-        if undo_ids:
+        if undo_ids or extra:
             label = (lambda i: "Undo") if len(undo_ids) == 1 else (lambda i: f"Undo {i}")
-            rows = [[ButtonSpec(label(i), "undo", {"action_id": a}, alone=True) for i, a in enumerate(undo_ids, 1)]]
-            buttons = await self.core.buttons.issue(turn.owner_id, rows)
-        return Outgoing(text=text, buttons=buttons)
+            row = [ButtonSpec(label(i), "undo", {"action_id": a}, alone=True) for i, a in enumerate(undo_ids, 1)]
+            buttons = await self.core.buttons.issue(turn.owner_id, [row + extra])
+        return Outgoing(text=text, buttons=buttons, markdown=True)
 
     async def _from_memory(
         self, turn: Turn, text: str, reason: str, outcomes: Sequence[ToolOutcome], metrics: TurnMetrics

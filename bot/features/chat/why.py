@@ -95,9 +95,9 @@ def render_why(record: dict[str, Any], alive: dict[int, str | None]) -> str:
             lines.append("(/history N shows where one of them came from.)")
     extra = []
     if record.get("episodes"):
-        extra.append(f"{len(record['episodes'])} summary(ies) of earlier conversations")
+        extra.append(f"{render.count(len(record['episodes']), 'summary', 'summaries')} of earlier conversations")
     if record.get("procedures"):
-        extra.append(f"{len(record['procedures'])} procedure(s) you taught me")
+        extra.append(f"{render.count(len(record['procedures']), 'procedure', 'procedures')} you taught me")
     if extra:
         lines.append("Also used: " + " and ".join(extra) + ".")
     return "\n".join(lines)

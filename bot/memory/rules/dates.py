@@ -14,7 +14,8 @@ Conventions:
   cover; "until" does not say the fact stopped on 1 January).
 * "in 2019" / "in March 2025" / "on 3 March 2025" / "during 2020" mark when the fact began
   (valid_from = start of the period) and claim no end: "I moved to Paris in 2019" does not say
-  the move was undone at the end of 2019.
+  the move was undone at the end of 2019. Not after an ending word ("my passport expires in
+  March 2029"): there the date is what the fact says, and it gets no dates.
 * A year is a number 1900..2100, and it only counts right after a date word (since, in, from,
   until, between ...). "I have 2024 stamps" has no date word; "I keep them in 2024 boxes" has
   one, but a bare year followed by an ordinary lower-case word is read as a count, not a year:
@@ -100,6 +101,14 @@ _AFTER_YEAR_WORDS = frozenset(
     "because after before at in on for as of from by since onward onwards on ago i we he she "
     "they you it my our his her their your the a an have has had was were is are am been "
     "did do does will would i'm i've we've i'd".split()
+)
+# An "in <date>" right after words like these says when something ends or falls due, which is
+# what the fact is about; it is no start ("My passport expires in March 2029", "the lease ends
+# in June", "the loan is due in 2027").
+_ENDING_BEFORE = re.compile(
+    r"\b(?:expir\w*|due|deadline|ends?|ending|runs?\s+out|renew\w*|valid|lapses?|matures?)"
+    r"\W+(?:\w+\W+){0,1}$",
+    re.I,
 )
 _PRESENT_PERFECT = re.compile(r"\b(?:have|has|haven't|hasn't)\b|['’]ve\b|['’]s\s+been\b", re.I)
 
@@ -205,6 +214,8 @@ def extract_validity(text: str, now: date | None = None) -> Validity:
             value = m[group]
             if value is None:
                 continue
+            if group == "event" and _ENDING_BEFORE.search(text[: m.start()]):
+                break  # "my passport expires in March 2029": the date is the fact, not its start
             if _is_bare_year(value) and not _reads_as_year(text, m.end()):
                 break
             if group == "since" and value.strip().lower() == "may" and "May" not in value:

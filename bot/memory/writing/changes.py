@@ -13,7 +13,7 @@ from sqlalchemy import text as sql_text
 from sqlmodel import Session, delete, select
 
 from bot.memory.rules import conflict as rules
-from bot.storage import access, buttons
+from bot.storage import access, buttons, web_login
 from bot.storage.usage import utc_today
 from bot.memory.rules.dates import extract_validity
 from bot.storage.models import (
@@ -190,6 +190,7 @@ def _erase(s: Session, owner_id: int) -> None:
     s.exec(delete(Conflict).where(Conflict.owner_id == owner_id))  # type: ignore[call-overload]
     buttons.delete_owner_tokens(s, owner_id)
     access.revoke_owner(s, owner_id)  # programs lose access with everything else
+    web_login.end_owner(s, owner_id)  # and so do the memory page's browsers and unused links
     s.exec(delete(MessageLog).where(MessageLog.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Episode).where(Episode.owner_id == owner_id))  # type: ignore[call-overload]
     s.exec(delete(Procedure).where(Procedure.owner_id == owner_id))  # type: ignore[call-overload]

@@ -58,6 +58,7 @@ from bot.storage.models import (
     utcnow,
 )
 from bot.memory.store import SNAPSHOT_FIELDS
+from bot.memory.writing.import_questions import ask_about_contradictions, topic_slots
 from bot.when.grammar import MAX_AHEAD, repeat_problem
 from bot.when.recurrence import Recurrence
 from bot.when.zones import is_valid_timezone
@@ -228,6 +229,7 @@ class ImportReport:
     dropped: dict[str, int] = field(default_factory=dict)  # why -> how many (reminders, empty texts)
     timezone_dropped: bool = False
     unsure: int = 0  # imported as "possibly outdated": their question was not in the backup
+    questions: int = 0  # restored facts that disagree with current ones, asked about
     settings: str = ""  # "restored" | "kept" (changed after the backup) | ""
     notes: list[str] = field(default_factory=list)
 
@@ -270,6 +272,11 @@ class ImportReport:
             dropped.append("the time zone, which I don't know")
         if dropped:
             text += " Not imported: " + "; ".join(dropped) + "."
+        if self.questions:
+            one = self.questions == 1
+            text += (f" {self.questions} restored fact{'' if one else 's'} disagree{'s' if one else ''} with what "
+                     "you have now; I replaced nothing: /memories review asks about "
+                     f"{'it' if one else 'each'}.")
         if self.unsure:
             text += (f" {self.unsure} {'was' if self.unsure == 1 else 'were'} marked possibly outdated in the "
                      "backup, without the question: /memories review lists them; /restore <n> keeps one as "
@@ -566,6 +573,7 @@ class ImportPlan:
     reminders: list[tuple[ReminderRecord, ChatRef]] = field(default_factory=list)
     settings: Prefs | None = None  # the backup's settings and time zone (restored unless changed since)
     settings_taken: datetime | None = None  # when they were last changed in the backup
+    slots: dict[str, str] = field(default_factory=dict)  # uid -> topic of the restored current facts (`topic_slots`)
 
     @property
     def writes(self) -> bool:
@@ -648,6 +656,12 @@ def plan_import(s: Session, owner_id: int, backup: Backup, via: ChatRef | None, 
         plan.settings = wanted
         plan.settings_taken = wanted.changed_at or _aware(backup.exported_at)
     return plan
+
+
+def restored_texts(plan: ImportPlan) -> dict[str, tuple[str, str | None]]:
+    """uid -> (text, slot) of the facts the plan makes current: what `topic_slots` reads."""
+    recs = [*plan.adds, *(rec for rec, _ in plan.updates)]
+    return {r.uid: (r.text, r.slot) for r in recs if r.status == "current"}
 
 
 # -- staging (one transaction per batch) --------------------------------------------------------
@@ -809,6 +823,11 @@ def finish_import(s: Session, plan: ImportPlan, staging: int, staged_ids: dict[s
     if links:
         s.execute(update(_MEMORY).where(_MEMORY.c.id == bindparam("mid")).values(replaced_by=bindparam("target")), links)
 
+    # restored facts that contradict current ones: questions, as a save's would be
+    restored = {i: plan.slots[u] for u, i in staged_ids.items() if u in plan.slots}
+    restored.update({e.id: plan.slots[rec.uid] for rec, e in plan.updates if rec.uid in plan.slots})
+    report.questions = ask_about_contradictions(s, owner_id, restored, action_id, set(plan.existing_ids.values()))
+
     if plan.reminders:
         s.execute(insert(_table(Reminder)), [
             {"owner_id": owner_id, "uid": r.uid, "text": r.text, "due_at": r.due_at, "timezone": r.timezone,
@@ -833,6 +852,7 @@ def import_backup(s: Session, owner_id: int, backup: Backup, via: ChatRef | None
     now = utcnow()
     report = ImportReport()
     plan = plan_import(s, owner_id, clean_backup(backup, now, report), via, now, report)
+    plan.slots = topic_slots(restored_texts(plan))
     staging = open_staging(s, owner_id)
     staged: dict[str, int] = {}
     for i in range(0, len(plan.adds), BATCH_ROWS):

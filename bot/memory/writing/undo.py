@@ -215,7 +215,7 @@ def _other_problem(s: Session, owner_id: int, ch: ActionChange) -> str | None:
         prefs = owners.stored_prefs(s, owner_id)
         current = owners.get_owner(s, owner_id).timezone if ch.target == "timezone" else prefs.get(ch.ref)
         if current != after.get("value"):
-            return f"the {'time zone' if ch.target == 'timezone' else ch.ref + ' setting'} has changed since"
+            return f"the {'time zone' if ch.target == 'timezone' else owners.PREF_WORDS.get(ch.ref, ch.ref) + ' setting'} has changed since"
     return None  # a question this action closed: put back if it is still as left (below)
 
 

@@ -37,7 +37,7 @@ def item(mid: int, text: str, status: str = "current", *, kw: float = 0.0, cos: 
          ["• I live in Bergen", "• I might move to Oslo (possibly outdated)"]),
         # stated dates stay on the line, before the label
         ([item(7, "I live in Lyon", "historical", kw=1.0, since=date(2019, 1, 1))],
-         ["• I live in Lyon (since 2019-01-01) (before)"]),
+         ["• I live in Lyon (since 2019) (before)"]),
         # no evidence: a memory recall added because the person has few, or a neighbour
         ([item(8, "I love jazz", rel=0.0), item(9, "I live in Lisbon", kw=2.0)], ["• I live in Lisbon"]),
         ([item(8, "I love jazz", cos=0.2, rel=0.3)], []),

@@ -184,11 +184,17 @@ async def test_model_failures_answer_from_memory_and_lose_nothing(db_backend, an
         out = only(await kit.say("where do I live? Lisbon?"))
         assert out.text.startswith("Here is what I remember about that:")
         assert "I live in Lisbon" in out.text
-        assert "isn't available" in out.text or "too slow" in out.text
+        if fault == "slow":  # issue 20: a quick answer that says it is one; the late answer follows
+            assert "the language model is slow right now. I'll send the model's answer too if it comes." in out.text
+        else:
+            assert "isn't available" in out.text or "too slow" in out.text
         assert "Traceback" not in out.text and "Error" not in out.text
         await kit.settle()
         assert await texts(kit) == before
-        assert kit.conversation.metrics[-1].fallback in {"error", "overloaded", "rate_limited", "timeout", "invalid"}
+        assert kit.conversation.metrics[-1].fallback in {"error", "overloaded", "rate_limited", "timeout", "invalid", "slow_follow"}
+        if fault == "slow":
+            late = [m for _, m in kit.sender.pushes if m.markdown]
+            assert [m.text for m in late] == ["Happy to help with that."]  # delivered, not dropped
         # The next message works again.
         out = only(await kit.say("thanks!"))
         assert out.text == "Happy to help with that."

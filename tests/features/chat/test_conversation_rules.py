@@ -121,7 +121,7 @@ def test_render_parts_orders_known_parts_first():
             {},
             [
                 "My last answer didn't use any of your memories.",
-                "Also used: 2 summary(ies) of earlier conversations and 1 procedure(s) you taught me.",
+                "Also used: 2 summaries of earlier conversations and 1 procedure you taught me.",
             ],
         ),
     ],

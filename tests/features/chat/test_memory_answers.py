@@ -129,7 +129,7 @@ async def test_saving_one_of_two_leaves_the_other_button_working(core):
     second = await talk.press(out, "Save 1")
     assert [o.text for o in second] == ["Saved: “I'm a nurse”"]
     again = await talk.press(out, "Save 1")
-    assert again[0].notice == "That was already done."
+    assert again[0].notice == "You already pressed this button; it was done then, and nothing more happened now."
 
 
 async def test_a_saved_offer_that_changes_a_fact_asks_the_usual_question(core):

@@ -91,7 +91,7 @@ async def test_tools_add_edit_and_set_a_reminder(kit: ChatKit):
     assert "✓ Saved: “I have a dog named Rex”" in out.text
     assert "✓ Corrected: “I have a beagle named Rex”" in out.text
     assert "✓ I'll remind you tomorrow at 9: walk Rex" in out.text
-    assert [b.label for b in out.all_buttons] == ["Undo 1", "Undo 2"]
+    assert [b.label for b in out.all_buttons] == ["Undo 1", "Undo 2", "Cancel reminder"]  # issue 20
     assert await memories(kit) == {seen["id"]: ("I have a beagle named Rex", "current")}
     owner = await kit.core.memory.owner_for("console", "u1")
     assert reminders.calls == [("set", owner, ChatRef("console", "u1", "u1"), "tomorrow at 9", "walk Rex")]

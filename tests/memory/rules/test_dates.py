@@ -17,6 +17,7 @@ STATED = [
     ("since Sept 2020 I cycle to work", date(2020, 9, 1), None, "since Sept 2020"),
     ("I moved to Berlin in March 2025", date(2025, 3, 1), None, "in March 2025"),
     ("I was born in 1990", date(1990, 1, 1), None, "in 1990"),
+    ("I was born in Leeds in 1990", date(1990, 1, 1), None, "in 1990"),
     ("In 2019 Anna and I got married", date(2019, 1, 1), None, "In 2019"),
     ("in 2019, I moved to Rome", date(2019, 1, 1), None, "in 2019"),
     ("I got my licence on 3 March 2025", date(2025, 3, 3), None, "on 3 March 2025"),
@@ -99,6 +100,11 @@ def test_for_n_years_counts_back_from_a_leap_day() -> None:
 
 NOTHING_STATED = [
     "",
+    # issue 20: an expiry or a due date is what the fact says, not when it began
+    "My passport expires in March 2029",
+    "my lease ends in June 2027",
+    "The loan is due in 2027",
+    "My visa runs out in 2026",
     "I live in Paris",
     "I have 2024 stamps",  # no date word before the number
     "I keep them in 2024 boxes",  # a count after "in", not a year
