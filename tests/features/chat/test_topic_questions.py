@@ -1,0 +1,79 @@
+"""Questions that name a topic, not a value, without a model, through the real core on SQLite and
+PostgreSQL: "what do I do for work?" after "I work at Google" and "I'm a nurse now" shares no
+word with the nurse, and without vectors (or under the answer's cosine threshold) nothing else
+linked the two; the answer was "I don't have anything saved about that yet." Recall now reaches
+the facts saved with the topic the question names (bot/memory/recall/questions.question_slots).
+
+After "Keep both" every value of the topic is current and shown; after "Mark older as past" the
+new value is shown and the old one is not (a question about now).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.talk import Talk, bullet_lines, lines_with, shown_as_current
+
+pytestmark = pytest.mark.timeout(90)
+
+NOTHING = "I don't have anything saved about that yet."
+
+# (old fact, new fact, questions in people's words, a word only the old has, one only the new has)
+TOPICS = [
+    ("I work at Google", "I'm a nurse now",
+     ("what do I do for work?", "what do I do for a living?", "where do I work?", "what's my job?",
+      "what is my occupation?"), "Google", "nurse"),
+    ("I work as a nurse", "I'm a teacher now", ("what's my job?", "what do I do for work?"), "nurse", "teacher"),
+    ("I live in London", "I moved to Berlin",
+     ("where do I live?", "where's home?", "which city do I live in?", "what town am I based in?"), "London", "Berlin"),
+    ("I drive a Golf", "I got a Tesla", ("what car do I have?", "what do I drive?", "what vehicle do I own?"),
+     "Golf", "Tesla"),
+    ("My boyfriend is Tom", "I'm dating Chris now", ("who is my partner?", "am I seeing anyone?",
+                                                    "who is my boyfriend?"), "Tom", "Chris"),
+    ("I eat everything", "I became vegetarian", ("what do I eat?", "what's my diet?", "do I eat meat?"),
+     "everything", "vegetarian"),
+]
+
+
+def _ids(row: tuple) -> str:
+    return f"{row[0]} -> {row[1]}"
+
+
+async def _told(core, old: str, new: str, press: str) -> Talk:
+    talk = Talk(core)
+    await talk.say("remember: I love jazz")  # something else the person told
+    await talk.say(f"remember: {old}")
+    question = await talk.say(f"remember: {new}")
+    done = await talk.press(question, press)
+    assert done and done[0].text, [o.text for o in done]
+    return talk
+
+
+@pytest.mark.parametrize("row", TOPICS, ids=[_ids(r) for r in TOPICS])
+async def test_after_keep_both_a_topic_question_shows_both(core, row) -> None:
+    old, new, questions, old_marker, new_marker = row
+    talk = await _told(core, old, new, "Keep both")
+    for q in questions:
+        answer = (await talk.say(q)).text
+        assert not answer.startswith(NOTHING), f"{q!r}: {answer}"
+        assert lines_with(answer, new_marker) == [f"• {new}"], f"{q!r}: {answer}"
+        assert lines_with(answer, old_marker) == [f"• {old}"], f"{q!r}: {answer}"
+        assert not any("jazz" in line for line in bullet_lines(answer)), f"{q!r}: {answer}"
+
+
+@pytest.mark.parametrize("row", TOPICS, ids=[_ids(r) for r in TOPICS])
+async def test_after_mark_older_as_past_a_topic_question_shows_the_new(core, row) -> None:
+    old, new, questions, old_marker, new_marker = row
+    talk = await _told(core, old, new, "Mark older as past")
+    for q in questions:
+        answer = (await talk.say(q)).text
+        assert lines_with(answer, new_marker) == [f"• {new}"], f"{q!r}: {answer}"
+        assert shown_as_current(answer, old_marker) == [], f"{q!r}: {answer}"
+
+
+async def test_a_question_about_someone_else_does_not_reach_my_topic(core) -> None:
+    """"where does Anna work?" is not about the person's job: their job is not offered as the answer."""
+    talk = Talk(core)
+    await talk.say("remember: I'm a nurse now")
+    answer = (await talk.say("where does Anna work?")).text
+    assert lines_with(answer, "nurse") == [], answer
