@@ -12,27 +12,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.stories import TOPICS
 from tests.support.talk import Talk, bullet_lines, lines_with, shown_as_current
 
 pytestmark = pytest.mark.timeout(90)
 
 NOTHING = "I don't have anything saved about that yet."
-
-# (old fact, new fact, questions in people's words, a word only the old has, one only the new has)
-TOPICS = [
-    ("I work at Google", "I'm a nurse now",
-     ("what do I do for work?", "what do I do for a living?", "where do I work?", "what's my job?",
-      "what is my occupation?"), "Google", "nurse"),
-    ("I work as a nurse", "I'm a teacher now", ("what's my job?", "what do I do for work?"), "nurse", "teacher"),
-    ("I live in London", "I moved to Berlin",
-     ("where do I live?", "where's home?", "which city do I live in?", "what town am I based in?"), "London", "Berlin"),
-    ("I drive a Golf", "I got a Tesla", ("what car do I have?", "what do I drive?", "what vehicle do I own?"),
-     "Golf", "Tesla"),
-    ("My boyfriend is Tom", "I'm dating Chris now", ("who is my partner?", "am I seeing anyone?",
-                                                    "who is my boyfriend?"), "Tom", "Chris"),
-    ("I eat everything", "I became vegetarian", ("what do I eat?", "what's my diet?", "do I eat meat?"),
-     "everything", "vegetarian"),
-]
 
 
 def _ids(row: tuple) -> str:
