@@ -62,3 +62,14 @@ async def test_a_question_about_someone_else_does_not_reach_my_topic(core) -> No
     await talk.say("remember: I'm a nurse now")
     answer = (await talk.say("where does Anna work?")).text
     assert lines_with(answer, "nurse") == [], answer
+
+
+@pytest.mark.parametrize(("old", "new", "question"), [
+    ("I work at Google", "I'm a nurse now", "what was my job before?"),
+    ("I live in London", "I moved to Berlin", "where was home before?"),
+    ("I drive a Golf", "I got a Tesla", "what car did I have before?"),
+])
+async def test_a_topic_question_about_the_past_shows_the_old_value_as_before(core, old, new, question) -> None:
+    talk = await _told(core, old, new, "Mark older as past")
+    answer = (await talk.say(question)).text
+    assert bullet_lines(answer) == [f"• {new}", f"• {old} (before)"], answer
