@@ -104,7 +104,7 @@ _SLOT_WORDS: tuple[tuple[str, str], ...] = (
     ("residence", r"\b(?:live|lives|living\s+(?:in|at|with|situation)|home|city|town|based|reside|"
                   r"moved?|neighbou?rhood|where\s+am\s+i(?!\s+from))\b"),
     ("car", r"\b(?:cars?|drive|driving|vehicles?|driveway|parked)\b"),
-    ("relationship", r"\b(?:partner|boyfriend|girlfriend|husband|wife|spouse|fianc[eé]e?|dating|date|married|"
+    ("relationship", r"\b(?:partner|boyfriend|girlfriend|husband|wife|spouse|fianc[eé]e?|dating|married|"
                      r"single|seeing\s+(?:anyone|someone|somebody)|relationship|together\s+with)\b"),
     ("diet", r"\b(?:eat|eating|diet|vegetarian|vegan|meat)\b"),
     ("phone", r"\b(?:phone\s+number|mobile\s+number|call\s+me)\b"),

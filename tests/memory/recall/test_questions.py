@@ -137,6 +137,7 @@ def test_question_period(text: str, expected: tuple[datetime, datetime] | None) 
         ("what does he drive?", set()),
         ("where am I from?", set()),  # origin, not where they live now
         ("do I have pets?", set()),
+        ("what date is my dentist appointment?", set()),  # a date, not dating
         ("", set()),
     ],
 )
