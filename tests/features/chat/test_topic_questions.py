@@ -73,3 +73,12 @@ async def test_a_topic_question_about_the_past_shows_the_old_value_as_before(cor
     talk = await _told(core, old, new, "Mark older as past")
     answer = (await talk.say(question)).text
     assert bullet_lines(answer) == [f"• {new}", f"• {old} (before)"], answer
+
+
+async def test_a_topic_question_reaches_only_the_askers_own_facts(core) -> None:
+    alice, bob = Talk(core, user="alice"), Talk(core, user="bob")
+    await alice.say("remember: I'm a nurse now")
+    await bob.say("remember: I love jazz")
+    answer = (await bob.say("what do I do for work?")).text
+    assert answer.startswith(NOTHING) and "nurse" not in answer, answer
+    assert lines_with((await alice.say("what do I do for work?")).text, "nurse") == ["• I'm a nurse now"]
