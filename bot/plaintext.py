@@ -12,6 +12,7 @@ they cannot reorder text beyond themselves.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # C0 controls except tab and newline, DEL, the C1 range, and the bidi embeddings, overrides
 # and isolates (U+202A..U+202E, U+2066..U+2069). Carriage returns go too: "\r\n" becomes "\n"
@@ -31,3 +32,29 @@ def strip_controls(text: str, *, keep_newlines: bool = True) -> str:
 def has_controls(text: str) -> bool:
     """Whether `strip_controls` would change `text` (line breaks aside)."""
     return bool(_CONTROLS.search(text.replace("\r\n", "\n").replace("\r", "\n")))
+
+
+# Characters that show nothing: zero-width and other format characters (category Cf, which
+# includes the bidi marks and the byte order mark) and the blank "letters" people paste to send
+# an empty-looking message (Braille blank, the Hangul fillers).
+_FILLERS = frozenset("\u2800\u3164\u115f\u1160\uffa0")
+_LINE_SPACE = frozenset("\t\n\r\x0b\x0c")
+
+
+def is_blank(text: str) -> bool:
+    """Whether only spaces and line breaks were typed: nothing was sent (the terminal's Enter;
+    Telegram and Discord refuse to send such a message). Python's str.isspace also calls the
+    controls U+001C..U+001F and U+0085 spaces; here they are not, they are unreadable."""
+    return all(ch in _LINE_SPACE or unicodedata.category(ch) in ("Zs", "Zl", "Zp") for ch in text)
+
+
+def is_unreadable(text: str) -> bool:
+    """Whether something was typed but nothing a person can read is in it: only control
+    characters, zero-width or other invisible characters (and spaces). Such a message is
+    answered plainly and changes nothing, rather than saved or searched as an empty text."""
+    if is_blank(text):
+        return False
+    return all(
+        ch in _FILLERS or ch in _LINE_SPACE or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zs", "Zl", "Zp")
+        for ch in text
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.memory.writing.saving import clean_fact
-from bot.plaintext import has_controls, strip_controls
+from bot.plaintext import has_controls, is_blank, is_unreadable, strip_controls
 
 CASES = [
     # (typed, kept with newlines, kept on one line)
@@ -46,3 +46,28 @@ def test_strip_controls(typed: str, multi: str, single: str) -> None:
 )
 def test_typed_facts_lose_del_c1_and_bidi_controls(typed: str, saved: str) -> None:
     assert clean_fact(typed) == saved
+
+
+@pytest.mark.parametrize(
+    ("typed", "blank", "unreadable"),
+    [
+        ("", True, False),
+        (" ", True, False),
+        ("\n\t \r\n", True, False),
+        ("\u00a0\u3000\u2003", True, False),  # no-break, ideographic and em spaces
+        ("\x00", False, True),
+        ("\x01\x1b\x7f", False, True),
+        ("\x1c\x1f\x85", False, True),  # str.isspace() says these are spaces; they are controls
+        ("\u200b", False, True),
+        ("\u200b\u200c\u200d\ufeff\u2060 \n", False, True),
+        ("\u202e\u2066\u200f", False, True),
+        ("\u2800\u3164", False, True),
+        ("hi\x00", False, False),
+        ("\u200bhello", False, False),
+        ("🙂", False, False),
+        ("\u0301", False, False),  # a lone accent still shows
+        (".", False, False),
+    ],
+)
+def test_blank_and_unreadable(typed: str, blank: bool, unreadable: bool) -> None:
+    assert (is_blank(typed), is_unreadable(typed)) == (blank, unreadable)

@@ -27,6 +27,7 @@ from bot.core.router import Router
 from bot.core.turn import DEFAULT_PAGING, PAGING, Paging, Turn, storable, storable_text
 from bot.events import ButtonPress, ChatRef, Incoming, Outbox, Outgoing
 from bot.memory import MemoryService, StorageError
+from bot.plaintext import is_blank, is_unreadable
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +41,12 @@ REFUSALS = {
 USED_BY_ANOTHER = "Another button of this message was already chosen; this one did nothing."
 
 SOMETHING_WRONG = "Something went wrong on my side while handling that. Please try again."
+# a message with characters in it but nothing readable (plaintext.is_unreadable)
+UNREADABLE = ("I couldn't read that message: it holds only invisible or control characters, so I did "
+              "nothing with it. Write it again in words, or type /help to see what I can do.")
 
 
-__all__ = ["Core", "Turn", "Paging", "PAGING", "DEFAULT_PAGING", "REFUSALS", "SOMETHING_WRONG", "storable", "storable_text"]
+__all__ = ["Core", "Turn", "Paging", "PAGING", "DEFAULT_PAGING", "REFUSALS", "SOMETHING_WRONG", "UNREADABLE", "storable", "storable_text"]
 
 
 @dataclass
@@ -67,11 +71,14 @@ class Core:
     async def handle_message(self, message: Incoming) -> list[Outgoing]:
         if message.is_group and not message.addressed_to_bot:
             return []  # never stored, logged or extracted
+        if not message.attachments and is_blank(message.text):
+            return []  # nothing was typed: no answer, nothing stored
+        unreadable = not message.attachments and is_unreadable(message.text)
         message = storable(message)
-        if not message.text.strip() and not message.attachments:
-            return []
         if not self._allowed(message.platform, message.user_id):
             return self._refuse_once(message.platform, message.user_id)
+        if unreadable:  # answered before the person is even looked up: nothing is stored
+            return [Outgoing(UNREADABLE)]
         try:
             # The identity's lock is taken before the first await, so one person's messages keep
             # the order they arrived in even while their owner is being looked up.

@@ -106,3 +106,22 @@ STORIES = [
     Story("taste", "I support Arsenal", "I support Spurs now", "which team do I support?",
           "which team did I support before?", "Arsenal", "Spurs"),
 ]
+
+
+# Questions that name a topic and neither value ("what do I do for work?" about "I work at
+# Google" and "I'm a nurse now"), for a person who told two values of it:
+# (old fact, new fact, questions, a word only the old has, one only the new has)
+TOPICS = [
+    ("I work at Google", "I'm a nurse now",
+     ("what do I do for work?", "what do I do for a living?", "where do I work?", "what's my job?",
+      "what is my occupation?"), "Google", "nurse"),
+    ("I work as a nurse", "I'm a teacher now", ("what's my job?", "what do I do for work?"), "nurse", "teacher"),
+    ("I live in London", "I moved to Berlin",
+     ("where do I live?", "where's home?", "which city do I live in?", "what town am I based in?"), "London", "Berlin"),
+    ("I drive a Golf", "I got a Tesla", ("what car do I have?", "what do I drive?", "what vehicle do I own?"),
+     "Golf", "Tesla"),
+    ("My boyfriend is Tom", "I'm dating Chris now", ("who is my partner?", "am I seeing anyone?",
+                                                    "who is my boyfriend?"), "Tom", "Chris"),
+    ("I eat everything", "I became vegetarian", ("what do I eat?", "what's my diet?", "do I eat meat?"),
+     "everything", "vegetarian"),
+]

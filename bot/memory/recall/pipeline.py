@@ -44,7 +44,7 @@ from bot.memory.recall import scoring
 from bot.memory.index import keyword as search
 from bot.memory.recall.context import Candidate, assemble_context, recall_token_budget
 from bot.storage.models import Memory, utcnow
-from bot.memory.recall.questions import is_identity_question, is_past_question, question_period
+from bot.memory.recall.questions import is_identity_question, is_past_question, question_period, question_slots
 from bot.memory.index.timeline import TimelineIndex
 
 KEYWORD_CANDIDATES = 50
@@ -52,6 +52,7 @@ VECTOR_CANDIDATES = 50
 RANKED_CANDIDATES = 40  # what assembly chooses from (the benchmark scores the top 20)
 LIVE_STATUSES = ("current", "unsure", "historical")
 MAX_SUCCESSOR_HOPS = 8  # a replacement chain longer than this is followed no further
+TOPIC_CANDIDATES = 10  # the newest memories of a topic the question names (questions.question_slots)
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class KeywordStage:
     counts: dict[str, int]  # memories holding each query word ({} when not asked for)
     total: int  # the owner's memories; when counts were not asked for, capped past what `few` needs
     few: tuple[int, ...] = ()  # all of a person's memories, when they are only a few
+    topic: tuple[int, ...] = ()  # memories of a topic the question names (already in `keyword`)
 
 
 def keyword_stage(
@@ -109,7 +111,12 @@ def keyword_stage(
         counts, total = search.term_counts(conn, owner_id, search.query_terms(query), dialect)
     else:
         counts, total = {}, search.count_memories(conn, owner_id, cap=few_limit * 2 + 1) if few_limit else 0
-    hits = search.keyword_search(conn, owner_id, query, KEYWORD_CANDIDATES, dialect)
+    hits = dict(search.keyword_search(conn, owner_id, query, KEYWORD_CANDIDATES, dialect))
+    topic = topic_hits(s, owner_id, query)
+    if topic:  # a question about a topic matches its facts as well as its best word match does
+        best = max(hits.values(), default=1.0)
+        for mid in topic:
+            hits[mid] = max(hits.get(mid, 0.0), best)
     few: tuple[int, ...] = ()
     if few_limit and total <= few_limit * 2:
         live = s.exec(
@@ -124,7 +131,30 @@ def keyword_stage(
         ).all()
         if len(live) <= few_limit:
             few = tuple(int(i) for i in live)
-    return KeywordStage(dict(hits), counts, total, few)
+    return KeywordStage(hits, counts, total, few, topic)
+
+
+def topic_hits(s: Session, owner_id: int, query: str) -> tuple[int, ...]:
+    """The newest live memories saved with a topic (`Memory.slot`) the question asks about:
+    "what do I do for work?" reaches "I'm a nurse now" and "I work at Google" (topic job),
+    which share no word with it and may sit under the answer's cosine threshold. Historical
+    ones too: the past-question rule of assembly decides whether they are shown."""
+    slots = question_slots(query)
+    if not slots:
+        return ()
+    ids = s.exec(
+        select(Memory.id)
+        .where(
+            Memory.owner_id == owner_id,
+            Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+            Memory.archived == False,  # noqa: E712
+            Memory.slot.in_(sorted(slots)),  # type: ignore[union-attr]
+            Memory.status.in_(LIVE_STATUSES),  # type: ignore[attr-defined]
+        )
+        .order_by(Memory.id.desc())  # type: ignore[union-attr]
+        .limit(TOPIC_CANDIDATES)
+    ).all()
+    return tuple(int(i) for i in ids)
 
 
 class Row(NamedTuple):

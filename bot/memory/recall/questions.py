@@ -16,7 +16,7 @@ from datetime import datetime
 
 from bot.when.vocabulary import MONTH_NUMBERS
 
-__all__ = ["is_identity_question", "is_past_question", "question_period"]
+__all__ = ["is_identity_question", "is_past_question", "question_period", "question_slots"]
 
 
 def _norm(text: str) -> str:
@@ -89,6 +89,43 @@ _IDENTITY = re.compile("|".join(f"(?:{p})" for p in _IDENTITY_PATTERNS))
 def is_identity_question(text: str) -> bool:
     """True for questions about who the person is: name, age, birthday, origin, pronouns."""
     return bool(_IDENTITY.search(_norm(text)))
+
+
+# The words of a question about one of the person's single-value topics
+# (bot/memory/rules/slots.py: the topic each fact is saved with, `Memory.slot`). Why: a question
+# names the topic ("what do I do for work?") while the fact names the value ("I'm a nurse now");
+# without vectors, or with a cosine under the answer's threshold, nothing links the two. The
+# slot is known at save time, so a question about work reaches every fact whose topic is the job,
+# whatever its words. General English topic words, not a question list; "for a living" is the
+# job, "living in / with" is the home.
+_SLOT_WORDS: tuple[tuple[str, str], ...] = (
+    ("job", r"\b(?:work(?:s|ing)?|jobs?|for\s+a\s+living|employ(?:er|ers|ed|ment)|career|profession|"
+            r"occupation|boss|company)\b"),
+    ("residence", r"\b(?:live|lives|living\s+(?:in|at|with|situation)|home|city|town|based|reside|"
+                  r"moved?|neighbou?rhood|where\s+am\s+i(?!\s+from))\b"),
+    ("car", r"\b(?:cars?|drive|driving|vehicles?|driveway|parked)\b"),
+    ("relationship", r"\b(?:partner|boyfriend|girlfriend|husband|wife|spouse|fianc[eé]e?|dating|married|"
+                     r"single|seeing\s+(?:anyone|someone|somebody)|relationship|together\s+with)\b"),
+    ("diet", r"\b(?:eat|eating|diet|vegetarian|vegan|meat)\b"),
+    ("phone", r"\b(?:phone\s+number|mobile\s+number|call\s+me)\b"),
+    ("email", r"\b(?:e-?mail(?:\s+address)?|write\s+to\s+me)\b"),
+)
+_SLOT_QUESTIONS = tuple((slot, re.compile(pattern)) for slot, pattern in _SLOT_WORDS)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|my|mine|myself|am\s+i)\b")
+_OTHER_PERSON = re.compile(r"\b(?:he|she|his|her|hers|him|they|their|them|does|do\s+(?:you|we))\b")
+_NAME = re.compile(r"(?<=\w)\W+[A-Z]\w*")  # a capitalised word after the first: a name
+
+
+def question_slots(text: str) -> frozenset[str]:
+    """The single-value topics a question about the person asks about: {"job"} for "what do I
+    do for a living?", {"residence"} for "where's home for me?". Only questions about the
+    person themselves (a first-person word, or none about anybody else: in a chat with the
+    bot, "where's home?" asks about the one asking): the slots are saved from first-person
+    facts, and "where does Anna work?" is about someone else."""
+    t = _norm(text)
+    if not _FIRST_PERSON.search(t) and (_OTHER_PERSON.search(t) or _NAME.search(text or "")):
+        return frozenset()  # "where's home?" is the person's; "where does Anna work?" is not
+    return frozenset(slot for slot, rx in _SLOT_QUESTIONS if rx.search(t))
 
 
 _MONTHS = MONTH_NUMBERS

@@ -87,3 +87,23 @@ async def test_chat_with_the_model_down_answers_from_memory(tmp_path, anthropic_
     assert code == 0, err
     assert "Here is what I remember about that:" in out and "• I live in Lisbon" in out
     assert "Traceback" not in out + err
+
+
+async def test_terminal_keep_both_then_a_question_about_work(tmp_path):
+    """The whole story in the terminal, without a model or vectors: two jobs, "Keep both" (typed
+    as its number), then questions that name the topic and neither value; and a line of NUL."""
+    code, out, err = await chat(
+        tmp_path,
+        ["remember: I work at Google", "remember: I'm a nurse now", "1", "what do I do for work?", "\x00",
+         "what do I do for a living?"],
+    )
+    assert code == 0, err
+    assert "[1] Keep both" in out
+    answers = out.split("Here is what I remember about that:\n")[1:]
+    assert len(answers) == 2, out
+    for answer in answers:
+        lines = [line for line in answer.splitlines() if line.startswith("• ")]
+        assert sorted(lines) == ["• I work at Google", "• I'm a nurse now"], out
+    assert "I don't have anything saved about that yet." not in out
+    assert "I couldn't read that message: it holds only invisible or control characters" in out
+    assert "Traceback" not in out + err

@@ -4,7 +4,7 @@ from datetime import datetime
 
 import pytest
 
-from bot.memory.recall.questions import is_identity_question, is_past_question, question_period
+from bot.memory.recall.questions import is_identity_question, is_past_question, question_period, question_slots
 
 PAST = [
     "What did I drive before?",
@@ -113,3 +113,33 @@ D = datetime
 )
 def test_question_period(text: str, expected: tuple[datetime, datetime] | None) -> None:
     assert question_period(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what do I do for work?", {"job"}),
+        ("what do I do for a living?", {"job"}),
+        ("what's my job?", {"job"}),
+        ("who is my employer?", {"job"}),
+        ("where do I live?", {"residence"}),
+        ("where's home?", {"residence"}),  # no word about anybody else: the one asking
+        ("what's my living situation?", {"residence"}),
+        ("what car do I have?", {"car"}),
+        ("what do I drive?", {"car"}),
+        ("who is my partner?", {"relationship"}),
+        ("am I seeing anyone?", {"relationship"}),
+        ("what do I eat?", {"diet"}),
+        ("what's my phone number?", {"phone"}),
+        ("what's my email?", {"email"}),
+        ("where does Anna work?", set()),  # someone else
+        ("What is Caroline's job?", set()),
+        ("what does he drive?", set()),
+        ("where am I from?", set()),  # origin, not where they live now
+        ("do I have pets?", set()),
+        ("what date is my dentist appointment?", set()),  # a date, not dating
+        ("", set()),
+    ],
+)
+def test_question_slots(text: str, expected: set[str]) -> None:
+    assert question_slots(text) == expected
