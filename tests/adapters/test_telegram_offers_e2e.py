@@ -5,6 +5,7 @@ for import with buttons, as Discord already does, instead of a hint about captio
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -47,3 +48,50 @@ async def test_dont_import_leaves_nothing_behind(bot: Running) -> None:
     await bot.tg.wait_for(lambda: offer.edit_count == 1, what="the offer settled")
     assert offer.body == "Not imported; I've let go of that file."
     assert bot.memories(await bot.owner(BOB)) == {}
+
+
+async def test_a_reminder_the_model_set_offers_the_time_zone_once(tg: Any, tmp_path: Any) -> None:  # noqa: F811
+    """As /remind's first reminder does: the zone the time was read in, and likely zones."""
+    from tests.adapters.test_telegram_polish_e2e import _with_model, labels
+    from tests.standins.anthropic_api import tool_use_message
+
+    answers = {
+        "could you set a reminder to call the vet tomorrow at 9?": tool_use_message(
+            "reminders", {"action": "set", "when": "tomorrow at 9", "text": "call the vet"}
+        ),
+        "and one to feed the cat tomorrow at 8?": tool_use_message(
+            "reminders", {"action": "set", "when": "tomorrow at 8", "text": "feed the cat"}
+        ),
+        "(tool results)": "Sure, I'll remind you.",
+    }
+    tg.users[ALICE]["language_code"] = "it"
+    model, bot = await _with_model(tg, tmp_path, answers)  # noqa: F811
+    try:
+        answer, offer = await bot.say(ALICE, ALICE, "could you set a reminder to call the vet tomorrow at 9?", expect=2)
+        assert answer.body.startswith("Sure, I'll remind you.\n\n✓ ⏰ I'll remind you: “call the vet”")
+        assert labels(answer) == [["Cancel reminder"]]
+        assert offer.body == (
+            "I read that time in UTC, because I don't know your time zone yet. If that isn't your "
+            "time, tap your zone below, or type your city (e.g. “Rome”) or your UTC offset (e.g. “UTC+2”)."
+        )
+        assert labels(offer) == [["Rome", "Keep UTC"]]
+
+        await bot.press(ALICE, ALICE, offer, "Rome")
+        await bot.tg.wait_for(lambda: offer.edit_count == 1, what="the offer settled")
+        # the offer becomes the reminder as it stands, the new zone, and whether it moves with it
+        assert offer.body.startswith("⏰ I'll remind you: “call the vet”\nWhen: ")
+        assert "\n\nYour time zone is now Europe/Rome. New reminders are read in it.\n\n" in offer.body
+        assert offer.body.endswith(":00 (Europe/Rome)?") and "Move it to the same clock time in Rome" in offer.body
+        assert labels(offer) == [["Move it", "Keep its time"]]
+        owner = await bot.owner(ALICE)
+        assert await bot.app.memory.timezone_of(owner) == "Europe/Rome"
+
+        # once per person: the next reminder the model sets comes without an offer
+        before = len(tg.sent(ALICE))
+        [second] = await bot.say(ALICE, ALICE, "and one to feed the cat tomorrow at 8?")
+        assert "(Europe/Rome)" in second.body and "time zone" not in second.body
+        await asyncio.sleep(0.3)
+        assert len(tg.sent(ALICE)) == before + 1
+    finally:
+        await bot.stop()
+        await model.stop()
