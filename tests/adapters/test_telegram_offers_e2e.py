@@ -95,3 +95,33 @@ async def test_a_reminder_the_model_set_offers_the_time_zone_once(tg: Any, tmp_p
     finally:
         await bot.stop()
         await model.stop()
+
+
+async def test_a_typed_undo_of_an_answered_question_puts_the_question_back_in_its_message(bot: Running) -> None:
+    """A typed /undo of a settled question re-asks it in the message it was answered in (edited
+    back to the question, live buttons), not in a new copy under an old one that looks settled."""
+    from tests.adapters.test_telegram_e2e import PAST
+
+    await bot.say(ALICE, ALICE, "remember: I live in London")
+    [question] = await bot.say(ALICE, ALICE, "remember: I moved to Paris")
+    asked = question.body
+    await bot.press(ALICE, ALICE, question, PAST)
+    await bot.tg.wait_for(lambda: question.edit_count == 1, what="the question settled")
+    assert "now past" in question.body
+
+    before = len(bot.tg.sent(ALICE))
+    [undone] = await bot.say(ALICE, ALICE, "/undo")
+    await bot.tg.wait_for(lambda: question.edit_count == 2, what="the question put back")
+    assert question.body == asked.removeprefix("Saved: “I moved to Paris”\n\n")  # the question as first asked
+    assert [label for row in question.buttons for label, _ in row][1] == PAST
+    await asyncio.sleep(0.3)
+    assert len(bot.tg.sent(ALICE)) == before + 1  # only the undo's own line is new
+    assert undone.body == ("Undone your answer “Mark older as past” about “I moved to Paris”. "
+                           "The question is open again where you answered it.")
+
+    # the question put back still works
+    await bot.press(ALICE, ALICE, question, PAST)
+    await bot.tg.wait_for(lambda: question.edit_count == 3, what="the question answered again")
+    assert "now past" in question.body
+    owner = await bot.owner(ALICE)
+    assert bot.memories(owner) == {"I live in London": ("historical", False), "I moved to Paris": ("current", False)}
