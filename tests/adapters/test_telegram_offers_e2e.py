@@ -1,6 +1,8 @@
 """Issue 20, the last sub-points, end to end through the real python-telegram-bot and the
 Telegram stand-in: a backup dropped into a private chat without the /import caption is offered
-for import with buttons, as Discord already does, instead of a hint about captions."""
+for import with buttons, as Discord already does, instead of a hint about captions; a first
+reminder the model sets offers the time zone as /remind's does; a typed /undo of an answer puts the
+question back in the message it was answered in."""
 
 from __future__ import annotations
 
