@@ -26,6 +26,7 @@ import contextlib
 import io
 import logging
 import re
+from dataclasses import replace
 from typing import Any, Awaitable, Callable, Sequence
 
 import discord
@@ -35,6 +36,7 @@ from bot.config import Settings
 from bot.events import Attachment, Button, ButtonPress, ChatRef, Core, Incoming, Outgoing
 from bot.core.menu import COMMAND_MENU
 from adapters.textsplit import split_message
+from adapters.waiting import WaitingAnswers
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +52,12 @@ STYLES = {"primary": discord.ButtonStyle.primary, "danger": discord.ButtonStyle.
 
 SORRY = "Sorry, something went wrong on my side. Please try again."
 ANSWERED_PRIVATELY = "👌"  # the reaction that tells a channel its member was answered by DM
+# Discord has no deep link that carries a code: the answer waits (adapters/waiting.py) and the
+# person's next direct message to the bot delivers it, so the pointer never says "ask again"
 DMS_CLOSED = (
-    "I couldn't send you a direct message. Please allow direct messages from members of this "
-    "server, then ask again."
+    "I have an answer that only you should see, and I can't send you a direct message. Allow "
+    "direct messages from members of this server (in the server's Privacy Settings), then send "
+    "me a direct message, and it will be there."
 )
 
 
@@ -220,6 +225,8 @@ class DiscordAdapter:
         self._client: _AdapterClient | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Event | None = None
+        self._waiting = WaitingAnswers()
+        self._waiting_code: dict[str, str] = {}  # user id -> the code their waiting answers are under
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -401,6 +408,8 @@ class DiscordAdapter:
             if found is None:
                 return
             attachments = (found,)
+        if is_dm:
+            await self._deliver_waiting(message)
         if not text and not attachments:
             return
         incoming = Incoming(
@@ -420,6 +429,21 @@ class DiscordAdapter:
             log.exception("Core failed on a Discord message")
             replies = [Outgoing(text=SORRY)]
         await self._reply_to_message(message, replies)
+
+    def _keep_waiting(self, user_id: str, out: Outgoing) -> None:
+        """Keep a private answer the DM refused until the person writes to the bot directly."""
+        self._waiting_code[user_id] = self._waiting.keep(user_id, out, self._waiting_code.get(user_id))
+
+    async def _deliver_waiting(self, message: discord.Message) -> None:
+        """The person writes by DM: what waited for them comes first, once."""
+        user_id = str(message.author.id)
+        code = self._waiting_code.pop(user_id, None)
+        outs = self._waiting.take(code, user_id) if code else None
+        for out in outs or []:
+            try:
+                await self._send_chunks(message.channel, replace(out, edit_of=None, private=False))
+            except discord.HTTPException:
+                log.exception("Could not deliver a waiting answer on Discord")
 
     async def _addressed(self, message: discord.Message, my_id: int) -> bool:
         if any(user.id == my_id for user in message.mentions):
@@ -476,7 +500,7 @@ class DiscordAdapter:
 
     async def _reply_to_message(self, message: discord.Message, replies: Sequence[Outgoing]) -> None:
         in_guild = message.guild is not None
-        reacted = False
+        reacted = pointed = False
         for out in replies:
             try:
                 if out.edit_of:
@@ -490,7 +514,10 @@ class DiscordAdapter:
                             with contextlib.suppress(discord.HTTPException):
                                 await message.add_reaction(ANSWERED_PRIVATELY)
                     except discord.Forbidden:
-                        await self._send_chunks(message.channel, Outgoing(text=DMS_CLOSED), reference=message)
+                        self._keep_waiting(str(message.author.id), out)
+                        if not pointed:  # one pointer for all the answers that wait
+                            pointed = True
+                            await self._send_chunks(message.channel, Outgoing(text=DMS_CLOSED), reference=message)
                 else:
                     await self._send_chunks(message.channel, out, reference=message if in_guild else None)
             except discord.HTTPException:
@@ -586,7 +613,8 @@ class DiscordAdapter:
                 return await self._push(dm, message)
             except discord.Forbidden:
                 log.warning("DMs closed for a private push; posting a pointer in the chat instead")
-                pointer = f"<@{chat.user_id}> {message.pointer}" if message.pointer else DMS_CLOSED
+                self._keep_waiting(chat.user_id, message)
+                pointer = f"<@{chat.user_id}> {message.pointer or DMS_CLOSED}"
                 await self._send_chunks(self._messageable(chat.chat_id), Outgoing(text=pointer))
                 return None
         return await self._push(self._messageable(chat.chat_id), message)

@@ -655,7 +655,10 @@ class TelegramAdapter:
             and asked is not None
             and time.monotonic() - asked < IMPORT_WINDOW_SECONDS
         )
-        if not is_import:
+        # a bare file in a private chat: the core reads it and offers it for import when it is a
+        # backup, as on Discord (people drop the file /export gave them without any caption)
+        offer = not is_import and not where.is_group and not base.text
+        if not is_import and not offer:
             await self._render_all([Outgoing(text=f"{TEXT_ONLY} {IMPORT_HINT}")], where)
             return
         if where.is_group:  # the whole memory, shown to everyone: never imported from there
@@ -689,7 +692,7 @@ class TelegramAdapter:
             platform=base.platform,
             chat_id=base.chat_id,
             user_id=base.user_id,
-            text="/import",
+            text="" if offer else "/import",
             display_name=base.display_name,
             is_group=base.is_group,
             addressed_to_bot=True,

@@ -5,7 +5,8 @@ cannot write there until the person has pressed Start (403). The answer is then 
 a random code and the group is shown a deep link `t.me/<bot>?start=<code>`: pressing Start sends
 "/start <code>", and the adapter delivers what waited, to that person only. Kept in memory for a
 day (a restart forgets it: the person is told to ask again), bounded in size; nothing here is
-stored or logged, and a code only ever opens its own person's answers.
+stored or logged, and a code only ever opens its own person's answers. Discord has no deep link:
+there the code stays inside the adapter, and the person's next direct message delivers the answer.
 """
 
 from __future__ import annotations

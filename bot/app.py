@@ -246,7 +246,8 @@ def build_app(
     conversation = None
     if llm is not None:
         conversation = Conversation(
-            core, llm, chat_log=chat_log, why=why, answers=answers, judge_for=judge, reminders=reminders
+            core, llm, chat_log=chat_log, why=why, answers=answers, judge_for=judge, reminders=reminders,
+            after_reminder=zone_offer.after_model_reminder,
         )
     app = App(
         settings=settings,

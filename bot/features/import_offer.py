@@ -1,6 +1,6 @@
 """A backup file sent without words is offered for import, with buttons.
 
-On Discord there are no captions, and people drop the file /export gave them into the private
+On Discord there are no captions, and on Telegram few people type one: people drop the file /export gave them into the private
 chat expecting the bot to know what to do. The file is read as a backup (nothing written); when
 it is one, the person is asked "Import it?" with Import it (recommended) and Don't import. The
 bytes wait in memory for 15 minutes (a restart forgets them: the person is asked to send the

@@ -7,6 +7,7 @@ is committed, quoting the text as stored.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
@@ -211,8 +212,15 @@ class UndoCommand:
             await self.after_undo(turn.owner_id, done)
         out = [reply(turn, done.message)]
         if done.conflict_id is not None:
+            # the message the question was answered in, when it was answered here: it is edited
+            # back into the live question rather than left looking settled above a new copy
+            where = await core.memory.shown_at(turn.owner_id, done.conflict_id)
             question = await conflict_message(core, turn, done.conflict_id)
             if question is not None:
+                if where is not None and where[:2] == (turn.platform, turn.chat.chat_id):
+                    await core.memory.record_shown(turn.owner_id, done.conflict_id, *where)
+                    question = replace(question, edit_of=where[2])
+                    out[0] = reply(turn, done.message + " The question is open again where you answered it.")
                 out.append(question)
         return out
 

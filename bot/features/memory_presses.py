@@ -50,6 +50,8 @@ async def on_conflict(core: Core, turn: Turn, claim: Claim, press: ButtonPress) 
         turn.owner_id, [[ButtonSpec("Undo", "undo", {"action_id": outcome.action_id}, detail=f"Undo your answer “{label}”")]]
     )
     text = render.conflict_outcome(outcome.view, choice, undo_window_seconds=core.settings.undo_window_seconds)
+    # the answer now lives in the pressed message: a typed /undo puts the question back there
+    await core.memory.record_shown(turn.owner_id, conflict_id, turn.platform, turn.chat.chat_id, press.message_id)
     return [edit(turn, press, text, buttons=buttons, notice="Done.")]
 
 

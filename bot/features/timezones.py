@@ -88,6 +88,14 @@ class ZoneOffer:
         text, rows = await self.offer(core, turn, locale, view.id)
         return "\n\n" + text, rows
 
+    async def after_model_reminder(self, core: Core, turn: Turn, locale: str, reminder_id: int) -> Outgoing | None:
+        """The same offer under a reminder the chat model set with its tool (its own message
+        after the model's answer), once per person and only while they have no zone."""
+        if not await core.memory.offer_zone_once(turn.owner_id):
+            return None
+        text, rows = await self.offer(core, turn, locale, reminder_id)
+        return reply(turn, text, buttons=rows)
+
     async def offer(
         self, core: Core, turn: Turn, locale: str = "", reminder_id: int | None = None,
         text_of: Callable[[str], str] = offer_text,

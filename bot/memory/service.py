@@ -435,6 +435,9 @@ class MemoryService:
     async def record_shown(self, owner_id: int, conflict_id: int, platform: str, chat_id: str, message_id: str | None) -> None:
         await self._tx(settle.record_shown, owner_id, conflict_id, platform, chat_id, message_id)
 
+    async def shown_at(self, owner_id: int, conflict_id: int) -> tuple[str, str, str] | None:
+        return await self._tx(settle.shown_at, owner_id, conflict_id)
+
     # --- export / import ---------------------------------------------------------------------
     async def export(self, owner_id: int) -> dict[str, Any]:
         return await self._tx(transfer.export_owner, owner_id)

@@ -604,9 +604,9 @@ async def test_export_and_import_as_documents(bot: Running) -> None:
     assert huge_id not in fetched and over_id not in fetched
     assert snapshot() == before
 
-    # a document without /import is not taken for one
+    # a document without /import is not imported: it is offered, and nothing changes until chosen
     reply, _ = await bot.send_file(CAROL, CAROL, export.document.data, "backup.json", None)
-    assert reply.body.startswith("I can only read text for now. To restore a backup")
+    assert reply.body.startswith("That file is a backup of 3 memories. Import it?")
     assert snapshot() == before
 
     # "/import" first, as the bot's hint says, then the bare file

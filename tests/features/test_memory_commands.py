@@ -53,8 +53,10 @@ async def test_history_why_and_undo_name_memories_by_their_words(core):
     paris = await say(core, f"/history {number_of(current, 'Paris')}")
     assert "“I live in London” — historical" in paris.text  # the fact it made past is in its history
     [undone, asked_again] = await says(core, "/undo")
-    assert undone.text == "Undone your answer “Mark older as past” about “I moved to Paris”."
+    assert undone.text == ("Undone your answer “Mark older as past” about “I moved to Paris”. "
+                           "The question is open again where you answered it.")
     assert asked_again.text.startswith("This may change something I know about you.")
+    assert asked_again.edit_of == "q1"  # the message the answer was pressed in, back to the question
     for out in (done, history, paris, undone):
         assert not NO_ID.search(out.text), out.text
 
@@ -135,7 +137,8 @@ async def test_answering_one_question_closes_the_other_about_the_same_fact(core)
     # Undo of the first answer puts both questions back as they were
     await says(core, "/undo")  # the keep-both (and its question asked again)
     back = await says(core, "/undo")
-    assert back[0].text == "Undone your answer “Mark older as past” about “I sold my Toyota Corolla”."
+    assert back[0].text == ("Undone your answer “Mark older as past” about “I sold my Toyota Corolla”. "
+                            "The question is open again where you answered it.")
     review = await say(core, "/memories review")
     assert "1. I drive a blue Toyota Corolla — may be replaced by “I sold my Toyota Corolla”" in review.text
     assert "2. I sold my Toyota Corolla — may be replaced by “I now drive a red Honda Civic”" in review.text

@@ -60,6 +60,7 @@ class ToolOutcome:
     undo_action_id: str | None = None  # the memory action an Undo button would revert
     conflict_id: int | None = None  # a conflict question that was pushed to the person
     buttons: tuple[ButtonSpec, ...] = ()  # beside the answer: Cancel for a reminder it set
+    reminder_id: int | None = None  # a reminder it set (a first one brings the time zone offer)
 
     @property
     def is_error(self) -> bool:
@@ -241,6 +242,7 @@ async def _reminders(service: Reminders | None, turn: Turn, call: RemindersInput
             ok_result(tool_use_id, {"set": {"id": reminder_id, "message": message}}),
             change=message or f"Reminder set: {render.quote(call.text)}",
             buttons=cancel,
+            reminder_id=reminder_id if isinstance(reminder_id, int) else None,
         )
     if call.action == "list":
         upcoming = await _maybe_await(service.list_upcoming(owner))

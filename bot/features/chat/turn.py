@@ -27,7 +27,7 @@ import asyncio
 import logging
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -165,6 +165,10 @@ class _TurnState:
 
 STILL_THINKING = "Still thinking…"
 
+# (core, turn, the platform's language, a reminder the model set) -> a message to follow the answer
+# (the time zone offer under a person's first reminder, bot/features/timezones.py), or None
+AfterReminder = Callable[[Core, Turn, str, int], Awaitable[Outgoing | None]]
+
 
 class _Unavailable(Exception):
     """The model failed after some tools ran: carries what was done."""
@@ -190,6 +194,7 @@ class Conversation:
         answers: MemoryAnswers,
         judge_for: AiJudge,
         reminders: Reminders | None = None,
+        after_reminder: AfterReminder | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.core = core
@@ -200,6 +205,7 @@ class Conversation:
         self.answers = answers
         self.judge_for = judge_for
         self.reminders = reminders
+        self.after_reminder = after_reminder
         self.limiter = RateLimiter(self.settings.rate_limit_per_minute)
         self.clock = clock
         self.extractor = Extractor(core, llm, judge_for)
@@ -250,7 +256,8 @@ class Conversation:
             holding = await self._wait_or_hold(turn, work)
             if not work.done():  # past the deadline: a quick answer now, the model's when it comes
                 state.detached = True
-                return await self._answer_later(turn, text, work, holding, recalled, extras, user_log_id, metrics)
+                return await self._answer_later(turn, text, work, holding, recalled, extras, user_log_id, metrics,
+                                                msg.locale)
             answer = work.result()
         except _Unavailable as exc:
             metrics.chat_calls, metrics.tool_rounds = exc.calls, exc.rounds
@@ -267,7 +274,8 @@ class Conversation:
         metrics.chat_calls, metrics.tool_rounds, metrics.tool_calls = answer.calls, answer.rounds, len(answer.outcomes)
         self.metrics.append(metrics)
         reply = await self._deliverable(turn, text, answer, recalled, extras, user_log_id)
-        return [replace(reply, edit_of=holding)] if holding else [reply]
+        follow = await self._after_reminders(turn, answer.outcomes, msg.locale)
+        return [replace(reply, edit_of=holding) if holding else reply, *follow]
 
     # --- a slow model ----------------------------------------------------------------------
     async def _wait_or_hold(self, turn: Turn, work: asyncio.Future[Answer]) -> str | None:
@@ -292,6 +300,7 @@ class Conversation:
     async def _answer_later(
         self, turn: Turn, text: str, work: asyncio.Future[Answer], holding: str | None,
         recalled: Recalled | None, extras: Extras | None, user_log_id: int | None, metrics: TurnMetrics,
+        locale: str = "",
     ) -> list[Outgoing]:
         """The model missed the deadline: the answer from memory now, saying it is a fallback,
         in place of the holding message; the model's answer replaces it when it comes."""
@@ -300,13 +309,13 @@ class Conversation:
         else:
             quick = await self._from_memory(turn, text, "slow", [], metrics)
         self.core.spawn(
-            self._late(turn, text, work, holding, quick[0], recalled, extras, user_log_id), name="late answer"
+            self._late(turn, text, work, holding, quick[0], recalled, extras, user_log_id, locale), name="late answer"
         )
         return self._in_place(quick, holding)
 
     async def _late(
         self, turn: Turn, text: str, work: asyncio.Future[Answer], target: str | None, quick: Outgoing,
-        recalled: Recalled | None, extras: Extras | None, user_log_id: int | None,
+        recalled: Recalled | None, extras: Extras | None, user_log_id: int | None, locale: str = "",
     ) -> None:
         """The late answer, edited over the quick one (or after it when there is nothing to edit),
         made under the person's lock like a turn."""
@@ -320,7 +329,22 @@ class Conversation:
             return
         async with self.core.lock_for(turn.owner_id):
             reply = await self._deliverable(turn, text, answer, recalled, extras, user_log_id)
+            follow = await self._after_reminders(turn, answer.outcomes, locale)
         await self.core.push(turn.chat, replace(reply, edit_of=target))
+        for out in follow:
+            await self.core.push(turn.chat, out)
+
+    async def _after_reminders(self, turn: Turn, outcomes: Sequence[ToolOutcome], locale: str) -> list[Outgoing]:
+        """What follows an answer whose tools set reminders: the same time zone offer a first
+        /remind gets (once per person; the hook decides), as its own message so a press on it
+        edits the offer, not the model's answer."""
+        if self.after_reminder is None:
+            return []
+        for rid in [o.reminder_id for o in outcomes if o.reminder_id is not None][:1]:
+            out = await self.after_reminder(self.core, turn, locale, rid)
+            if out is not None:
+                return [out]
+        return []
 
     async def _deliverable(
         self, turn: Turn, text: str, answer: Answer, recalled: Recalled | None, extras: Extras | None,

@@ -128,6 +128,14 @@ def record_shown(s: Session, owner_id: int, conflict_id: int, platform: str, cha
     s.add(c)
 
 
+def shown_at(s: Session, owner_id: int, conflict_id: int) -> tuple[str, str, str] | None:
+    """(platform, chat id, message id) of the message that last showed this question, when known."""
+    c = s.get(Conflict, conflict_id)
+    if c is None or c.owner_id != owner_id or not (c.shown_platform and c.shown_chat_id and c.shown_message_id):
+        return None
+    return c.shown_platform, c.shown_chat_id, c.shown_message_id
+
+
 def _already(c: Conflict) -> str:
     if c.status == "void":
         return "That question no longer applies (one of its facts was changed or deleted)."

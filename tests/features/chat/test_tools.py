@@ -86,7 +86,10 @@ async def test_tools_add_edit_and_set_a_reminder(kit: ChatKit):
         return text_message("Noted Rex, and I'll remind you to walk him tomorrow at 9.")
 
     kit.brain.chat_script.extend([call("manage_memory", {"action": "add", "text": "I have a dog named Rex"}), edit_with_the_real_id, then_remind, done])
-    out = only(await kit.say("I have a dog, Rex. Remind me to walk him tomorrow at 9, ok?"))
+    # a first reminder set by the model brings the time zone offer, as /remind's does (issue 20)
+    out, offer = await kit.say("I have a dog, Rex. Remind me to walk him tomorrow at 9, ok?")
+    assert offer.text.startswith("I read that time in UTC, because I don't know your time zone yet.")
+    assert [b.label for b in offer.all_buttons][-1] == "Keep UTC"
     assert out.text.startswith("Noted Rex")
     assert "✓ Saved: “I have a dog named Rex”" in out.text
     assert "✓ Corrected: “I have a beagle named Rex”" in out.text
@@ -223,7 +226,8 @@ async def test_reminder_list_cancel_and_refusal(kit: ChatKit):
     only(await kit.say("set one for yesterday"))
     assert captured[-1]["is_error"] and "in the past" in captured[-1]["content"]
     kit.brain.chat_script.extend([call("reminders", {"action": "set", "when": "friday at 8", "text": "gym"}), after])
-    only(await kit.say("gym friday at 8"))
+    _, offer = await kit.say("gym friday at 8")  # the first reminder: the time zone offer follows
+    assert offer.text.startswith("I read that time in UTC")
     kit.brain.chat_script.extend([call("reminders", {"action": "list"}), after])
     only(await kit.say("what's coming up?"))
     assert [r["text"] for r in json_content(captured[-1])["reminders"]] == ["gym"]
@@ -289,7 +293,8 @@ async def test_the_real_reminders_service_sets_lists_and_cancels_through_the_too
         return text_message("ok")
 
     kit.brain.chat_script.extend([call("reminders", {"action": "set", "when": "tomorrow at 9", "text": "call mom"}), after])
-    out = only(await kit.say("could you set a reminder for tomorrow at 9 to call mom"))
+    out, offer = await kit.say("could you set a reminder for tomorrow at 9 to call mom")
+    assert offer.text.startswith("I read that time in UTC")
     result = json_content(captured[-1])
     reminder_id = result["set"]["id"]
     assert isinstance(reminder_id, int) and "✓" in out.text
