@@ -280,7 +280,7 @@ async def test_two_answers_to_one_question_exactly_one_applies(pair: Pair, monke
     late = only(await slow)
 
     assert "was discarded" in said(fast)
-    assert said(late) == "That question was already settled (Discard newer)."
+    assert said(late) == "That question was already settled (Discard newer). Your answer “Mark older as past” changed nothing."
     current = [m.text for m in await pair.a.memory.list(o)]
     assert current == ["I live in London"]
     actions = pair.rows("SELECT kind FROM action WHERE owner_id = :o AND kind LIKE 'resolve_%'", o=o)
@@ -310,7 +310,7 @@ async def test_an_answer_racing_discard_newer_is_told_it_was_settled(pair: Pair,
     release.set()
     late = only(await slow)
     assert "was discarded" in said(fast)
-    assert said(late) == "That question was already settled (Discard newer)."
+    assert said(late) == "That question was already settled (Discard newer). Your answer “Keep both” changed nothing."
 
 
 # --- real timing: many races at once, outcome checked whatever the interleaving -------------------

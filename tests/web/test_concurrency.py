@@ -76,9 +76,9 @@ async def test_a_question_asked_in_the_chat_is_answered_through_the_api(kit: Web
     assert r.status_code == 200
     before = kit.state(bob)
 
-    # the chat's buttons for the same question now say so, and change nothing
+    # the chat's buttons for the same question now say so in the message itself, and change nothing
     (late,) = await kit.press(bob, question, PAST)
-    assert "already settled" in (late.notice or "") and "Keep both" in (late.notice or "")
+    assert late.text.startswith("That question was already settled (Keep both).") and not late.all_buttons
     assert kit.state(bob) == before
     statuses = {m["text"]: m["status"] for m in (await api.get("/api/memories", params={"status": "all"})).json()["memories"]}
     assert statuses == {"I drive a Honda Civic": "current", "I drive a Tesla Model 3 now": "current"}
