@@ -39,6 +39,11 @@ BEFORE = " (before)"
 OUTDATED = " (possibly outdated)"
 
 
+def status_label(status: str) -> str:
+    """What a line showing a fact of this status carries after it, so a copied line says it too."""
+    return BEFORE if status == "historical" else OUTDATED if status == "unsure" else ""
+
+
 def matches(item: RecalledMemory, clear_winner: int | None = None) -> bool:
     """Evidence that a memory answers the question, not just that recall ranked it: a shared
     searchable word, a high cosine, or being the one memory clearly closest to the question."""
@@ -64,7 +69,7 @@ def shown(items: Sequence[RecalledMemory]) -> list[RecalledMemory]:
 
 
 def line(item: RecalledMemory) -> str:
-    label = BEFORE if item.status == "historical" else OUTDATED if item.status == "unsure" else ""
+    label = status_label(item.status)
     return f"• {item.text}{render.dates_note(item)}{label}"
 
 

@@ -16,6 +16,7 @@ from bot.core.core import Core
 from bot.core.replies import reply
 from bot.core.turn import Turn
 from bot.events import Incoming, Outgoing
+from bot.features.chat.answer_lines import status_label
 from bot.features.episodes import Extras
 from bot.memory import Recalled
 from bot.storage.db import Database, StorageError
@@ -63,8 +64,11 @@ def render_parts(parts: dict[str, float]) -> str:
     return ", ".join(f"{k} {parts[k]:.2f}" for k in keys)
 
 
-def render_why(record: dict[str, Any], alive: dict[int, str | None]) -> str:
-    """The /why text. `alive` maps each memory id to its current text, or None if deleted since.
+def render_why(
+    record: dict[str, Any], alive: dict[int, str | None], statuses: dict[int, str] | None = None
+) -> str:
+    """The /why text. `alive` maps each memory id to its current text, or None if deleted since;
+    `statuses` its status now, so a past fact says "(before)" on its own line as in answers.
     The memories still there are numbered like a list (the numbers then work with /history N),
     and no internal id is shown."""
     mode = str(record.get("mode", "model"))
@@ -90,7 +94,8 @@ def render_why(record: dict[str, Any], alive: dict[int, str | None]) -> str:
             number += 1
             parts = item.get("parts") or {}
             score = f" — {render_parts(parts)}" if parts else ""
-            lines.append(f"{number}. {render.quote(text, 200)}{score}")
+            label = status_label((statuses or {}).get(mid, "current"))
+            lines.append(f"{number}. {render.quote(text, 200)}{label}{score}")
         if number:
             lines.append("(/history N shows where one of them came from.)")
     extra = []
@@ -146,11 +151,14 @@ class WhyStore:
         if record is None:
             return [reply(turn, "I haven't answered anything with the help of your memories yet.")]
         alive: dict[int, str | None] = {}
+        statuses: dict[int, str] = {}
         for item in record.get("memories") or []:
             mid = int(item.get("id", 0))
             current = await core.memory.get(turn.owner_id, mid)
             alive[mid] = current.text if current is not None else None
+            if current is not None:
+                statuses[mid] = current.status
         numbered = [mid for mid, text in alive.items() if text is not None]
         if numbered:  # the list the person is looking at now: /history 1 means its first memory
             await core.memory.set_numbers(turn.owner_id, numbered)
-        return [reply(turn, render_why(record, alive))]
+        return [reply(turn, render_why(record, alive, statuses))]

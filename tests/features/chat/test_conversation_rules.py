@@ -130,6 +130,14 @@ def test_render_why(record, alive, expected_lines):
     assert render_why(record, alive).splitlines() == expected_lines
 
 
+def test_render_why_labels_a_past_fact_on_its_own_line():
+    """After a move, /why lists the old home too: its line must say it is past, as answers do."""
+    record = {"mode": "memory_only", "memories": [{"id": 1, "parts": {}}, {"id": 2, "parts": {}}]}
+    lines = render_why(record, {1: "I moved to Madrid", 2: "I live in Porto"}, {1: "current", 2: "historical"})
+    assert "1. “I moved to Madrid”" in lines.splitlines()
+    assert "2. “I live in Porto” (before)" in lines.splitlines()
+
+
 def test_render_why_shows_the_current_text_not_the_stored_copy():
     record = {"mode": "model", "memories": [{"id": 1, "text": "old wording", "parts": {}}]}
     assert "new wording" in render_why(record, {1: "new wording"})
