@@ -272,6 +272,9 @@ class ImportCommand:
     async def on_import(self, core: Core, turn: Turn, intent: c.Simple, msg: Incoming) -> list[Outgoing]:
         files = [a for a in msg.attachments if a.data]
         if not files:
+            if turn.platform == "console":  # a terminal cannot attach a file to a line
+                return [reply(turn, "In the terminal, restore a backup from your shell: "
+                                    "python -m bot import FILE (it keeps what you changed after the backup).")]
             return [reply(turn, "Send the backup file together with /import (as its caption or message).")]
         return [reply(turn, await self.run(core, turn, files[0].data))]
 

@@ -328,7 +328,7 @@ def test_hostile_import_files(bot: Bot) -> None:
     for name, data in hostile_backups(alice_backup):
         outs = bot.say("/import", attachments=(Attachment("backup.json", data, "application/json"),))
         said = assert_clear_and_contained(bot, outs, f"import {name}")
-        assert said.startswith(("Nothing was imported.", "Import done:", "Send the backup file")), (name, said[:200])
+        assert said.startswith(("Nothing was imported.", "Import done:", "Send the backup file", "In the terminal, restore")), (name, said[:200])
         assert len(said) < 2000, f"the answer to {name} quotes the file back"
     # Mallory's copies of Alice's backup are Mallory's: Alice's rows are untouched (checked
     # above after each file) and Mallory's memories are separate rows

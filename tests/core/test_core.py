@@ -226,7 +226,7 @@ async def test_export_and_import_as_attachments(core):
     exported = only(await core.handle_message(msg("/export", "alice")))
     assert exported.file is not None and exported.file.filename.endswith(".json")
     missing = only(await core.handle_message(msg("/import", "bob")))
-    assert "Send the backup file" in missing.text
+    assert "python -m bot import FILE" in missing.text  # a terminal line cannot carry the file
     bad = only(await core.handle_message(msg("/import", "bob", attachments=(Attachment("x.json", b"{nope"),))))
     assert bad.text.startswith("Nothing was imported")
     ok = only(await core.handle_message(msg("/import", "bob", attachments=(exported.file,))))

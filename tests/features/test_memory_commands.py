@@ -189,3 +189,11 @@ async def test_timezone_cet_and_settings_are_undoable_changes(core):
     assert (await say(core, "/undo")).text == "Undone turning notices off."
     assert (await say(core, "/undo")).text == "Undone setting your time zone to CET."
     assert "time zone: UTC" in (await say(core, "/settings")).text
+
+
+async def test_import_in_the_terminal_points_to_the_shell_not_to_a_caption(core):
+    """A terminal line cannot carry a file: /import there says how to restore from the shell;
+    other platforms keep the caption hint."""
+    out = await say(core, "/import")
+    assert out.text.startswith("In the terminal, restore a backup from your shell: python -m bot import FILE")
+    assert "caption" not in out.text
