@@ -12,7 +12,13 @@ The first held-out file (conflict_pairs_invented_heldout.jsonl, personas H01-H12
 was built and no longer rebuilt: once measured, its personas joined the tuning split, and
 H13-H24 (split "heldout2") are the held-out set now.
 
-    python -m bench.invented_pairs            # rewrites the tune and heldout2 pair files (seeded)
+A third held-out set, H25-H48 (split "heldout3"), lives in its own file,
+bench/data/invented_facts_heldout3.jsonl: written blind to the rules on 2026-12-01, mostly in the
+persona-chat style (short, lower case, first person), and never used for tuning. Its pairs go to
+conflict_pairs_invented_heldout3.jsonl. The tune and heldout2 outputs do not change because of it:
+each split is built from its own rows with its own seeded generator.
+
+    python -m bench.invented_pairs            # rewrites the tune, heldout2 and heldout3 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from bench.datasets import data_file
 from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
+FACTS_HELDOUT3 = "invented_facts_heldout3.jsonl"
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -36,6 +43,8 @@ SIZES = {
              "multi_value": 200},
     "heldout2": {"slot_change": 160, "duplicate": 60, "unrelated_overlap": 80, "unrelated": 80,
                  "multi_value": 80},
+    "heldout3": {"slot_change": 200, "duplicate": 80, "unrelated_overlap": 100, "unrelated": 80,
+                 "multi_value": 100},
 }
 SEED = 15
 
@@ -97,7 +106,7 @@ def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
 
 
 def main() -> int:
-    facts = load_facts()
+    facts = load_facts() + load_facts(data_file(FACTS_HELDOUT3))
     for split in SIZES:
         path = data_file(f"conflict_pairs_invented_{split}.jsonl")
         pairs = build(facts, split)
