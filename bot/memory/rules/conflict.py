@@ -19,6 +19,8 @@ The outcome table of docs/ARCHITECTURE.md section 4, in the order the rules are 
 | `less_detailed`   | new says part of what old says and nothing else ("I have a boyfriend"     |
 |                   | after "I broke up with my boyfriend"): redundant or a change, so ask       |
 | `same_slot`       | same single-value slot, no change wording: unclear, so ask                 |
+| `same_thing`      | has, likes or does the same thing again ("I have a cat named Whiskers" vs  |
+|                   | "I have an old tabby cat"; bot/memory/rules/frames.py): Keep both          |
 | (nothing)         | new or unrelated ("I visited Paris" vs "I live in London")                 |
 
 A near duplicate (cosine >= 0.92, or Jaccard >= 0.6 over keywords with >= 3 shared, or the
@@ -42,8 +44,10 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
+from bot.memory.rules.frames import same_thing
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
+    NUMERIC_SLOTS,
     SlotMatch,
     detect_slot,
     find_slots,
@@ -97,6 +101,7 @@ RULE_COUNT = "count_change"
 RULE_DETAILED = "more_detailed"
 RULE_LESS_DETAILED = "less_detailed"
 RULE_SAME_SLOT = "same_slot"
+RULE_SAME_THING = "same_thing"
 RULE_DUPLICATE = "duplicate"
 RULES: tuple[str, ...] = (
     RULE_EXPLICIT,
@@ -105,6 +110,7 @@ RULES: tuple[str, ...] = (
     RULE_DETAILED,
     RULE_LESS_DETAILED,
     RULE_SAME_SLOT,
+    RULE_SAME_THING,
     RULE_DUPLICATE,
 )
 """Every rule name a Nomination (or the duplicate check) can carry, strongest first."""
@@ -594,8 +600,8 @@ def _slot_verdict(
     for a, b in shared:
         verdict = same_value(a.slot, a.value, b.value)
         if verdict is None and new is not None and old is not None:
-            words_a = content_words(a.value) if a.value else _topic_words(new)
-            words_b = content_words(b.value) if b.value else _topic_words(old)
+            words_a = content_words(a.value) if a.value else _topic_words(new, a.slot)
+            words_b = content_words(b.value) if b.value else _topic_words(old, b.slot)
             if words_a and words_b:
                 verdict = bool(words_a & words_b)
         verdicts.add(verdict)
@@ -606,9 +612,12 @@ def _slot_verdict(
     return VERDICT_UNCLEAR
 
 
-def _topic_words(profile: _Profile) -> frozenset[str]:
+def _topic_words(profile: _Profile, slot: str) -> frozenset[str]:
     """The words of a fact that could name a value: its content words but those that only say
-    which topic it is."""
+    which topic it is; for a topic whose values are numbers (an age), its numbers ("I'm 37
+    years young" against "im 24")."""
+    if slot in NUMERIC_SLOTS and profile.numbers:
+        return profile.numbers
     return profile.content - _SLOT_WORDS
 
 
@@ -673,6 +682,8 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:
         return RULE_SAME_SLOT, VERDICT_UNCLEAR
+    if not _stated_slots(new) and not _stated_slots(prev) and same_thing(new_text, old.text):
+        return RULE_SAME_THING, VERDICT_SAME  # the same pet, food or pastime said again
     return None
 
 

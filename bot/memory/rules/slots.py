@@ -32,6 +32,7 @@ from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.text import content_words, lemma, normalise, numbers
 
 __all__ = [
+    "NUMERIC_SLOTS",
     "SLOTS",
     "SlotMatch",
     "SlotRule",
@@ -158,6 +159,8 @@ PROFESSIONS: frozenset[str] = frozenset(
     technician therapist trainer translator trucker tutor vet veterinarian waiter waitress welder
     writer youtuber streamer influencer ranger marine nun monk imam employee freelancer
     cop comedian magician dj chauffeur pa secretary teller underwriter webmaster
+    dev coder tech technologist exec executive admin cna emt lpn medic temp sommelier
+    stylist masseuse masseur doula notary pharmacist seamstress carer nurseryman
     """.split()
 )
 """A modest general list of common professions (head nouns)."""
@@ -351,10 +354,16 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<neg>do not|no longer|can not) (?:work|have a job)\b(?! (?:as|at|for|in|on)\b)",
             rf"{S}{A}(?:am |are )?(?:now |currently )?(?:looking for|searching for|seeking) "
             rf"(?:a |an )?(?:new |another |full time |part time )*(?P<value>job|work|employment)\b",
+            # having found work is being employed, never "no job": the workplace is the value
+            # when it is said ("I just got a job at a bank"), else a value of its own
             rf"{S}{A}(?:have|got|found|landed|started|accepted|took|am starting|start|began|"
             rf"have got|have found|have started|have landed) (?:a|an|my|the) "
             rf"(?:(?:new|first|full time|part time|fulltime|parttime|dream|real|steady|second) )*"
-            rf"(?P<value>job)\b(?! interview| offer| fair| application)",
+            rf"job (?:at|with|in|as) (?P<value>[^,;]+)",
+            (rf"{S}{A}(?:have|got|found|landed|started|accepted|took|am starting|start|began|"
+             rf"have got|have found|have started|have landed) (?:a|an|my|the) "
+             rf"(?:(?:new|first|full time|part time|fulltime|parttime|dream|real|steady|second) )*"
+             rf"job\b(?! interview| offer| fair| application)", "employed"),
             r"\bmy (?:current |new |day |main |full time |regular )?(?:job|profession|occupation|"
             r"career) (?:is|as|at) (?P<value>[^,;]+)",
             r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,5}?) for a living\b",
@@ -367,6 +376,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:at|for|in) (?:a|an|the|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
             rf"{S}{A}(?:manage|run|own) (?:a|an|the|my|our) (?:[a-z]+ ){{0,2}}?(?P<value>{WORKPLACES})\b",
             (rf"\bi am the (?P<value>[a-z ]+?)(?= (?:at|for|in|of) )", is_profession),
+            # the workplace first: "The bakery on Main Street is where I work"
+            r"(?:^|, |\band |\bbut )(?:the |a |an )?(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|"
+            r"was) (?:now |still |currently )?where (?:i|we) (?:now )?(?:work|am working|have worked)\b",
             rf"{S}{A}work (?P<value>retail|construction|security|sales|hospitality|maintenance|"
             rf"customer service|admin|in it)\b",
             rf"{S}{A}(?:own|run|have|started|founded|opened) (?:my own|our own|a|an) "
@@ -388,7 +400,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
-            (rf"{S}{A}teach (?:[a-z]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
+            (rf"{S}{A}teach (?:[a-z0-9]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
              rf"kindergarten|preschool|grade|college|university|classes)\b", "teacher"),
             (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
              rf"teens|immigrants|beginners)\b", "teacher"),
@@ -491,6 +503,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"a|have not got) (?:had |been in |been |got )?(?:a |an |any )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend|partner|wife|husband|spouse)\b",
             r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
+            rf"(?:^|{S}{A}(?:enjoy|like|love|am happy|am fine) )(?:being|staying) (?P<value>single)\b",
             rf"\b(?:i|we) (?:am|are) going through (?:a )?(?P<value>divorce|separation|break up)\b",
             rf"{S}{A}(?:started|began|have started|am) (?P<value>dating|seeing) (?:someone|somebody|"
             rf"a (?:guy|girl|man|woman|boy|lady|gal))\b",
@@ -525,6 +538,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
             rf"{S}{A}(?P<neg>sold|got rid of|totaled|totalled|wrecked|scrapped) (?:a|an|my|our|the) "
             rf"(?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b(?! (?:and|but)\b)",
+            rf"{S}{A}(?P<neg>can not|could never|can never) afford (?:a |to buy a |to run a )?"
+            rf"(?:car|vehicle)\b",
             rf"{S}{A}(?P<neg>do not|never|can not|no longer|have never|have not) (?:drive|own a car|"
             rf"have a car|owned a car|had a car|got a car|have (?:a )?(?:driving )?licen[cs]e)\b",
             rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
@@ -577,7 +592,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"\bmy (?:(?:new|current|mobile|cell|home|personal|private|landline|telephone|phone|"
             rf"main) )*(?:phone|number|cell|mobile|telephone)(?: number)? (?:is|is now|changed to|"
             rf"has changed to) (?P<value>{PHONE})",
-            rf"\b(?:call|text|reach|ring|phone) me (?:on|at) (?P<value>{PHONE})",
+            rf"\b(?:call|text|reach|ring|phone|hit|contact|whatsapp) me(?: up)? (?:on|at) (?P<value>{PHONE})",
+            # a note with the kind first: "mobile is 07700 900123", "my number: 555 1234"
+            rf"^(?:(?:my|new|current|mobile|cell|home|personal|private|phone|number|telephone|tel) )+"
+            rf"(?:is (?:now )?)?(?P<value>{PHONE})",
         ),
         canonical=lambda value: re.sub(r"\D", "", value),
     ),
@@ -591,7 +609,10 @@ SLOTS: dict[str, SlotRule] = {
         patterns=(
             rf"\bmy (?:(?:new|current|personal|private|main) )*e ?mail(?: address)? (?:is|is now|"
             rf"changed to|has changed to) (?P<value>{EMAIL})",
-            rf"\b(?:e ?mail|reach|contact|write to|message) me (?:at|on) (?P<value>{EMAIL})",
+            rf"\b(?:e ?mail|mail|reach|contact|write to|write|message|hit|find) me(?: up)? (?:at|on|via) "
+            rf"(?P<value>{EMAIL})",
+            rf"^(?:(?:my|new|current|personal|private|main|mail|e ?mail|address) )+(?:is (?:now )?)?"
+            rf"(?P<value>{EMAIL})",
         ),
     ),
     "address": SlotRule(
@@ -615,10 +636,12 @@ SLOTS: dict[str, SlotRule] = {
         patterns=(
             rf"\bi (?:am|turned|just turned|will be|will turn|am turning|have turned|recently "
             rf"turned) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
-            rf"(?P<value>{NUM})(?: years? old| yrs? old| yo| y o| years| yrs)?"
+            rf"(?P<value>{NUM})(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years| yrs)?"
             rf"(?=$|[,!?;]| (?:and|but|now|today|yesterday|this|next|soon|so|as|since|last|on|in|"
             rf"at|with|going|turning|myself|already|too|lol|haha|though|recently)\b)",
             rf"\bi am (?:a|an) (?P<value>{NUM}) (?:years?|yr) old\b",
+            # a learner's way to say it: "I have 44 years"
+            rf"\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
             rf"\bmy age is (?P<value>{NUM})\b",
             r"\bi was born in (?P<value>(?:19|20)\d\d)\b",
             r"\bi am in my (?P<value>(?:early |mid |late )?(?:twenties|thirties|forties|fifties|"
@@ -975,7 +998,7 @@ def same_value(slot: str, a: str | None, b: str | None) -> bool | None:
     if "@" in ca or "@" in cb:
         return False
     nums_a, nums_b = numbers(ca), numbers(cb)
-    if (nums_a or nums_b) and slot in _NUMERIC_SLOTS:
+    if (nums_a or nums_b) and slot in NUMERIC_SLOTS:
         return nums_a == nums_b
     words_a, words_b = content_words(ca) | nums_a, content_words(cb) | nums_b
     if not words_a or not words_b:
@@ -1013,4 +1036,4 @@ def is_typo_of(a: str, b: str) -> bool:
     return short[i:] == long[i + 1 :]
 
 
-_NUMERIC_SLOTS = frozenset({"age", "phone", "work_phone", "height", "weight", "address"})
+NUMERIC_SLOTS = frozenset({"age", "phone", "work_phone", "height", "weight", "address"})

@@ -274,3 +274,67 @@ def test_terse_notes_are_compared_like_sentences() -> None:
     assert moved.nominations and moved.nominations[0].verdict == VERDICT_CHANGE
     same = verdict("I'm vegetarian.", "Vegetarian.")
     assert same.duplicate_of is not None or same.nominations[0].verdict == VERDICT_SAME
+
+
+# Third pass (2026-12-01, third session): values read from where they stand. Causes found in the
+# misses of the second held-out set once it was spent (heldout2, now tuning); the sentences here
+# are new. An age said any way is its number; a contact detail is recognised by its shape; the
+# workplace said first is a job; having found work is being employed, never "no job".
+THIRD_READ = [
+    ("I'm 52 years young!", "age", "52"),
+    ("I am 61 years of age.", "age", "61"),
+    ("I have 29 years.", "age", "29"),
+    ("reach me up at lina.w@post.example", "email", "lina.w@post.example"),
+    ("hit me up on 0161 496 0000", "phone", "0161 496 0000"),
+    ("Mail is tom@home.example", "email", "tom@home.example"),
+    ("cell is 020 7946 0321", "phone", "020 7946 0321"),
+    ("My number's 404-555-0172, call whenever.", "phone", "404 555 0172"),
+    ("The print shop on Elm Road is where I work.", "job", "print shop on elm road"),
+    ("i just got a job at the post office!", "job", "post office"),
+    ("Got a new job!", "job", "employed"),
+    ("i cannot afford a car right now", "car", "none"),
+    ("Being single is great.", "relationship", "single"),
+    ("im a web dev at an agency", "job", None),
+    ("i teach year 6 at a village school", "job", "teacher"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), THIRD_READ)
+def test_values_are_read_where_they_stand(text: str, slot: str, value: str | None) -> None:
+    assert detect_slot(text) == slot, find_slots(text)
+    if value is not None:
+        assert slot_value(text, slot) == value
+
+
+THIRD_NOT_READ = [
+    ("i have 3 years of experience in sales.", "age"),
+    ("My mum's email is jan@family.example.", "email"),
+    ("I have a job interview on Monday.", "job"),
+    ("My sister is a web dev.", "job"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot"), THIRD_NOT_READ)
+def test_and_where_they_do_not(text: str, slot: str) -> None:
+    assert slot not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
+
+
+THIRD_PAIRS = [
+    # an age only the vectors or a loose phrase names is still compared by its number
+    ("I'm 52 years young!", "im 30", VERDICT_CHANGE),
+    ("I have 29 years.", "I am 29.", VERDICT_SAME),
+    ("cell is 020 7946 0321", "My phone number is 020 7946 0999", VERDICT_CHANGE),
+    ("reach me up at lina.w@post.example", "My email is lina@new.example", VERDICT_CHANGE),
+    ("I'm a plumber.", "i just got a job at the post office!", VERDICT_CHANGE),
+    ("I'm unemployed.", "Got a new job!", VERDICT_CHANGE),
+    ("I drive a Mazda.", "i cannot afford a car right now", VERDICT_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), THIRD_PAIRS)
+def test_values_read_where_they_stand_set_the_verdict(old: str, new: str, expected: str) -> None:
+    result = verdict(old, new)
+    if expected == VERDICT_SAME and result.duplicate_of is not None:
+        return
+    assert result.nominations, result
+    assert result.nominations[0].verdict == expected, result

@@ -1,0 +1,128 @@
+"""The frame of a first-person statement: what the person does with what ("I have | a cat",
+"I like | pizza", "I golf | -").
+
+Why: two facts about one thing of a many-valued kind (pets, foods, hobbies, drinks) can be the
+same fact said twice ("I have a cat named Whiskers" / "i have an old tabby cat", "I golf on my
+days off" / "I golf three times a week"), which is worth one question with Keep both
+recommended; but two facts that only share a verb ("I have a dog" / "I have a cat") or only
+share a noun under different verbs ("I eat fish" / "I like to fish", "I have a dog" / "I love
+dogs") are two facts, never asked about. Reading the verb and its object, not the word list,
+is what tells them apart. Pure; no slot knowledge (single-value topics are decided elsewhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.memory.rules.text import STOP_WORDS, content_words, lemma, normalise, numbers, tokens
+
+__all__ = ["Frame", "frame", "same_thing"]
+
+# verbs that mean the same relation: owning, liking
+_FAMILIES = {
+    "have": "have", "own": "have", "got": "have", "adopt": "have", "get": "have",
+    "like": "like", "love": "like", "enjoy": "like", "adore": "like", "prefer": "like",
+}
+# words that may sit between the subject and the verb
+_SKIP = frozenset(
+    "also really just still always usually often sometimes mostly totally absolutely truly "
+    "do am are be been currently now even kinda kind of sort so very big huge "
+    "real actually definitely especially".split()
+)
+# "go fishing", "went hiking": the activity is the gerund
+_GO = frozenset({"go", "goes", "went", "going", "gone"})
+# a clause ends at these: what follows is not the object ("named Biscuit" is a name, which
+# may differ for one and the same pet; "with my grandkids" is a circumstance)
+_OBJECT_END = frozenset(
+    "and but because since so when while with every each times during after before than named "
+    "called who that which whose".split()
+)
+# after an activity verb these start a circumstance, not an object: "I golf on my days off"
+_CIRCUMSTANCE = frozenset(
+    "on in at with every each during after before near by around off out all most almost "
+    "twice once daily weekly most whenever when while".split()
+)
+# a shared word of this kind names a category, and the value is its modifier: "country music"
+# and "rock music" are two likes
+_CATEGORIES = frozenset(
+    "music song band food dish meal cuisine movie film show series book novel game sport art "
+    "drink beverage tv video genre style type kind animal pet thing stuff place".split()
+)
+# verbs whose frame says nothing about a many-valued thing: single-value topics (live, work,
+# drive, eat), and verbs whose object changes their meaning
+_NOT_FRAMES = frozenset(
+    "live work drive eat move stay study be come make take want need use try plan hope think "
+    "know feel look see say tell find seem become start begin give put keep let spend wish "
+    "believe hate dislike detest loathe".split()
+)
+_HAVE_LIKE = frozenset({"like", "have"})
+
+
+@dataclass(frozen=True)
+class Frame:
+    """`verb`: the family ("have", "like") or the activity's lemma ("golf", "fish"); `objects`:
+    content lemmas of what follows it in the first clause (empty for "I golf on Sundays")."""
+
+    verb: str
+    objects: frozenset[str]
+
+
+@lru_cache(maxsize=8192)
+def frame(text: str) -> Frame | None:
+    """The frame of a first-person statement, or None (another subject, no verb found)."""
+    toks = tokens(normalise(text))
+    if not toks or toks[0] not in ("i", "we"):
+        return None
+    i = 1
+    while i < len(toks) and (
+        toks[i] in _SKIP or toks[i] in ("have", "has") and i + 1 < len(toks) and toks[i + 1] == "been"
+    ):
+        i += 1
+    if i >= len(toks):
+        return None
+    verb = lemma(toks[i])
+    i += 1
+    family = _FAMILIES.get(verb)
+    if family == "like" and i < len(toks) and toks[i] == "to":
+        i += 1  # "I like to fish": the activity is the frame
+        if i >= len(toks):
+            return None
+        verb, family = lemma(toks[i]), None
+        i += 1
+    if verb in _GO and i < len(toks) and toks[i].endswith("ing"):
+        verb, family = lemma(toks[i]), None
+        i += 1
+    elif family == "like" and i < len(toks) and toks[i].endswith("ing") and len(toks[i]) > 5:
+        verb, family = lemma(toks[i]), None  # "I love fishing"
+        i += 1
+    if verb in _NOT_FRAMES or not verb.isalpha():
+        return None
+    rest = toks[i:]
+    if family is None and (not rest or rest[0] in _CIRCUMSTANCE or _is_number(rest[0])):
+        return Frame(verb=verb, objects=frozenset())  # "I golf on my days off"
+    objects: list[str] = []
+    for tok in rest:
+        if tok in _OBJECT_END:
+            break
+        if tok not in STOP_WORDS and not _is_number(tok):
+            objects.append(tok)
+    words = content_words(" ".join(objects)) if objects else frozenset()
+    return Frame(verb=family or verb, objects=words)
+
+
+def _is_number(tok: str) -> bool:
+    return tok[0].isdigit() or bool(numbers(tok))
+
+
+def same_thing(new_text: str, old_text: str) -> bool:
+    """Whether two first-person facts say the person has, likes or does the same thing: the same
+    verb family and a shared object ("I have a cat named Whiskers" / "i have an old tabby cat"),
+    or the same activity with no object on either side ("I golf on my days off" / "I golf
+    three times a week")."""
+    a, b = frame(new_text), frame(old_text)
+    if a is None or b is None or a.verb != b.verb:
+        return False
+    if (a.objects & b.objects) - _CATEGORIES:
+        return True
+    return a.verb not in _HAVE_LIKE and not a.objects and not b.objects

@@ -1,0 +1,65 @@
+"""The same pet, food or pastime said twice is asked about with Keep both recommended; two
+things of one kind, or one word under different verbs, are left alone (bot/memory/rules/frames.py).
+
+Why a table: the rule reads the verb and its object, and the cases that must stay apart
+("I eat fish" / "I like to fish") are as important as those that meet. Sentences written for
+these tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.memory.rules.conflict import VERDICT_SAME, Fact, assess, detect_slot
+from bot.memory.rules.frames import Frame, frame, same_thing
+
+FRAMES = [
+    ("I have an old ginger cat.", Frame("have", frozenset({"ginger", "cat"}))),
+    ("we've got a rescue greyhound named Dot", Frame("have", frozenset({"rescue", "greyhound"}))),
+    ("I love sushi.", Frame("like", frozenset({"sushi"}))),
+    ("i like to go sailing in the summer", Frame("sail", frozenset())),
+    ("I bowl twice a week.", Frame("bowl", frozenset())),
+    ("i listen to punk when i run", Frame("listen", frozenset({"punk"}))),
+    ("My cat is called Miso.", None),
+    ("I live in Leeds.", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FRAMES)
+def test_the_frame_is_the_verb_and_its_object(text: str, expected: Frame | None) -> None:
+    assert frame(text) == expected
+
+
+SAME = [
+    ("I have a ginger cat named Toast.", "i have an old cat."),
+    ("I bowl on Thursdays.", "I bowl twice a week."),
+    ("i like to go sailing in the summer", "I go sailing with my dad."),
+    ("I love sushi.", "I really like sushi with lots of wasabi."),
+    ("I collect stamps.", "i collect old stamps from france"),
+]
+APART = [
+    ("I have a dog.", "I have a cat."),  # two pets
+    ("I eat fish on Fridays.", "I like to fish."),  # one word, two verbs
+    ("I have a dog.", "I love dogs."),  # owning is not liking
+    ("I love country music.", "I love rock music."),  # a category shared, values differ
+    ("i listen to jazz", "i listen to metal"),
+    ("I have a cat named Toast.", "I have a dog named Toast."),  # the same name, two pets
+    ("I run every morning.", "I run marathons."),  # a pastime and a thing done
+    ("I work from home.", "I work on my car at weekends."),  # work is the job's topic
+    ("My sister has a cat.", "I have a cat."),  # someone else's
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SAME)
+def test_the_same_thing_again_is_asked_with_keep_both(old: str, new: str) -> None:
+    assert same_thing(new, old)
+    result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old))])
+    if result.duplicate_of is not None:
+        return  # said again in the same words: not stored twice
+    assert [n.verdict for n in result.nominations] == [VERDICT_SAME], result
+
+
+@pytest.mark.parametrize(("old", "new"), APART)
+def test_two_things_are_left_alone(old: str, new: str) -> None:
+    assert not same_thing(new, old)
+    assert not assess(new, [Fact(id=1, text=old, slot=detect_slot(old))]).nominations
