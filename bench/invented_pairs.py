@@ -18,7 +18,15 @@ persona-chat style (short, lower case, first person), and never used for tuning.
 conflict_pairs_invented_heldout3.jsonl. The tune and heldout2 outputs do not change because of it:
 each split is built from its own rows with its own seeded generator.
 
-    python -m bench.invented_pairs            # rewrites the tune, heldout2 and heldout3 pair files (seeded)
+A fourth held-out set, H49-H72 (split "heldout4"), lives in its own file,
+bench/data/invented_facts_heldout4.jsonl: written blind to the rules on 2026-12-01,
+persona-chat-heavy (about 85% short, lower-case, first-person lines), never used for tuning.
+Its pairs go to conflict_pairs_invented_heldout4.jsonl.
+For this split only (JOB_SHARE), up to 40% of the slot_change pairs are drawn from job pairs and
+the rest from the other slots, since job changes are the commonest kind in the real measurement;
+the other splits keep plain sampling, so their outputs are unchanged.
+
+    python -m bench.invented_pairs     # rewrites the tune, heldout2, heldout3, heldout4 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
 FACTS_HELDOUT3 = "invented_facts_heldout3.jsonl"
+FACTS_HELDOUT4 = "invented_facts_heldout4.jsonl"
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -45,7 +54,12 @@ SIZES = {
                  "multi_value": 80},
     "heldout3": {"slot_change": 200, "duplicate": 80, "unrelated_overlap": 100, "unrelated": 80,
                  "multi_value": 100},
+    "heldout4": {"slot_change": 250, "duplicate": 80, "unrelated_overlap": 120, "unrelated": 80,
+                 "multi_value": 120},
 }
+# split -> the largest share of its slot_change pairs taken from job pairs
+# (splits not listed sample slot_change plainly)
+JOB_SHARE = {"heldout4": 0.4}
 SEED = 15
 
 
@@ -69,6 +83,18 @@ def _pair(kind: str, old: dict[str, Any], new: dict[str, Any], number: int, spli
     return {"id": f"invented-{split}-{kind}-{number:04d}", "old": old["text"], "new": new["text"],
             "label": label, "kind": kind, "slot": slot, "source": source,
             "persona": f"{old['persona']}+{new['persona']}"}
+
+
+def _job_weighted(pool: list[Any], limit: int, share: float, rng: random.Random) -> list[Any]:
+    """Up to share * limit job pairs, the rest from the other slots, shuffled together."""
+    jobs = [p for p in pool if p[0]["rel"] == "job"]
+    others = [p for p in pool if p[0]["rel"] != "job"]
+    n_jobs = min(len(jobs), int(limit * share))
+    n_others = min(len(others), limit - n_jobs)
+    n_jobs = min(len(jobs), limit - n_others)
+    chosen = rng.sample(jobs, n_jobs) + rng.sample(others, n_others)
+    rng.shuffle(chosen)
+    return chosen
 
 
 def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
@@ -99,14 +125,20 @@ def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for kind, limit in SIZES[split].items():
         pool = found[kind]
-        chosen = pool if len(pool) <= limit else rng.sample(pool, limit)
+        if len(pool) <= limit:
+            chosen = pool
+        elif kind == "slot_change" and split in JOB_SHARE:
+            chosen = _job_weighted(pool, limit, JOB_SHARE[split], rng)
+        else:
+            chosen = rng.sample(pool, limit)
         for number, (old, new, shared) in enumerate(chosen):
             out.append(_pair(kind, old, new, number, split, shared))
     return out
 
 
 def main() -> int:
-    facts = load_facts() + load_facts(data_file(FACTS_HELDOUT3))
+    facts = (load_facts() + load_facts(data_file(FACTS_HELDOUT3))
+             + load_facts(data_file(FACTS_HELDOUT4)))
     for split in SIZES:
         path = data_file(f"conflict_pairs_invented_{split}.jsonl")
         pairs = build(facts, split)
