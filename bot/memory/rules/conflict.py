@@ -682,7 +682,7 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:
         return RULE_SAME_SLOT, VERDICT_UNCLEAR
-    if not _stated_slots(new) and not _stated_slots(prev) and same_thing(new_text, old.text):
+    if not new.slots and not prev.slots and same_thing(new_text, old.text):
         return RULE_SAME_THING, VERDICT_SAME  # the same pet, food or pastime said again
     return None
 

@@ -40,7 +40,8 @@ _OBJECT_END = frozenset(
 )
 # after an activity verb these start a circumstance, not an object: "I golf on my days off"
 _CIRCUMSTANCE = frozenset(
-    "on in at with every each during after before near by around off out all most almost "
+    "on in at with every each during after before near by around off out down up over all most "
+    "almost "
     "twice once daily weekly most whenever when while".split()
 )
 # a shared word of this kind names a category, and the value is its modifier: "country music"
@@ -57,6 +58,17 @@ _NOT_FRAMES = frozenset(
     "believe hate dislike detest loathe".split()
 )
 _HAVE_LIKE = frozenset({"like", "have"})
+# kinds of pet by their breed: "a beagle" is a dog, as "two dogs" are
+_KINDS = {
+    **dict.fromkeys(
+        "retriever labrador lab poodle terrier shepherd collie corgi husky dalmatian pug bulldog "
+        "chihuahua dachshund boxer rottweiler spaniel greyhound pitbull schnauzer doberman mutt "
+        "puppy pup beagle sheepdog whippet setter pointer mastiff maltese shih tzu yorkie "
+        "pomeranian weimaraner vizsla akita hound heeler".split(), "dog"),
+    **dict.fromkeys("kitten kitty tabby siamese calico".split(), "cat"),
+}
+# a statement may open with when it holds: "on sundays i go fishing"
+_LEADING_TIME = frozenset("on in at every most some during after before".split())
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,9 @@ class Frame:
 def frame(text: str) -> Frame | None:
     """The frame of a first-person statement, or None (another subject, no verb found)."""
     toks = tokens(normalise(text))
+    if toks and toks[0] in _LEADING_TIME:
+        first = next((n for n, tok in enumerate(toks[:5]) if tok in ("i", "we")), None)
+        toks = toks[first:] if first is not None else toks
     if not toks or toks[0] not in ("i", "we"):
         return None
     i = 1
@@ -93,6 +108,9 @@ def frame(text: str) -> Frame | None:
     if verb in _GO and i < len(toks) and toks[i].endswith("ing"):
         verb, family = lemma(toks[i]), None
         i += 1
+    elif verb in _GO and i + 1 < len(toks) and toks[i + 1].endswith("ing") and len(toks[i + 1]) > 5:
+        verb, family = lemma(toks[i + 1]), None  # "I go ice fishing": ice fishing is its own
+        return Frame(verb=verb, objects=_with_kinds([toks[i]]))
     elif family == "like" and i < len(toks) and toks[i].endswith("ing") and len(toks[i]) > 5:
         verb, family = lemma(toks[i]), None  # "I love fishing"
         i += 1
@@ -107,8 +125,12 @@ def frame(text: str) -> Frame | None:
             break
         if tok not in STOP_WORDS and not _is_number(tok):
             objects.append(tok)
+    return Frame(verb=family or verb, objects=_with_kinds(objects))
+
+
+def _with_kinds(objects: list[str]) -> frozenset[str]:
     words = content_words(" ".join(objects)) if objects else frozenset()
-    return Frame(verb=family or verb, objects=words)
+    return words | {_KINDS[w] for w in words if w in _KINDS}
 
 
 def _is_number(tok: str) -> bool:
@@ -117,9 +139,9 @@ def _is_number(tok: str) -> bool:
 
 def same_thing(new_text: str, old_text: str) -> bool:
     """Whether two first-person facts say the person has, likes or does the same thing: the same
-    verb family and a shared object ("I have a cat named Whiskers" / "i have an old tabby cat"),
-    or the same activity with no object on either side ("I golf on my days off" / "I golf
-    three times a week")."""
+    verb family and a shared object that is not only a category ("I have a cat named Whiskers" /
+    "i have an old tabby cat"; not "country music" / "rock music"), or the same activity with no
+    object on either side ("I golf on my days off" / "I golf three times a week")."""
     a, b = frame(new_text), frame(old_text)
     if a is None or b is None or a.verb != b.verb:
         return False

@@ -126,6 +126,12 @@ LEISURE_VERBS = (
     r"send|sent|call|called|text|texted|find|found|look|looked|keep my|left|leave|lost|lose|"
     r"quit|retired|moved|move|started|joined)"
 )
+# vehicles one drives for work, not as one's own car: "I drive an 18 wheeler all over the country"
+WORK_VEHICLES = (
+    r"(?:18 wheeler|eighteen wheeler|semi|semi truck|big rig|rig|tractor trailer|forklift|"
+    r"school bus|bus|taxi|cab|ambulance|fire truck|garbage truck|delivery truck|delivery van|"
+    r"tow truck|dump truck|cement truck|crane|train|tram|streetcar|limo|limousine|tractor)"
+)
 TRANSIT = (
     r"(?:bus|buses|train|trains|subway|tube|metro|tram|underground|public transport|"
     r"public transportation|transit|bike|bicycle|my bike|my bicycle)"
@@ -189,6 +195,11 @@ NOT_JOBS: frozenset[str] = frozenset(
     homeowner landowner pet owner dog owner cat owner
     londoner berliner parisian new yorker northerner southerner westerner easterner islander
     highlander villager
+    color colour floor door mirror error favor flavor flavour honor humor labor harbor tumor
+    motor vapor meteor anchor interior exterior decor corridor water summer winter paper number
+    corner letter weather dinner flower tower power finger beer deer career computer burger
+    monster tiger river silver butter cancer order matter sweater shower soccer poker cover
+    center centre liver tender spider ladder hamster lobster oyster danger thunder
     """.split()
 )
 """Agent nouns that describe a person but not their job (family, beliefs, hobbies, traits).
@@ -295,7 +306,7 @@ _RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
     # after a break-up one is single; a marriage that ends is a separation
     (r"^(?:broke up|split up|dumped)\b", "single"),
     (r"\b(?:ex|divorced?|separated|broke up|split|left my|dumped)\b", "separated"),
-    (r"\b(?:engaged|fiance|fiancee)\b", "engaged"),
+    (r"\b(?:engaged|fiance|fiancee|proposed)\b", "engaged"),
     (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced)\b", "married"),
     (r"\b(?:boyfriend|bf)\b", "partnered boyfriend"),
     (r"\b(?:girlfriend|gf)\b", "partnered girlfriend"),
@@ -384,6 +395,13 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:own|run|have|started|founded|opened) (?:my own|our own|a|an) "
             rf"(?:small |own |little |family )*(?P<value>business|company|restaurant|shop|store|"
             rf"bakery|cafe|salon|firm|practice|startup|start up|agency|consultancy)\b",
+            # working for a public body: "I fight fires for the city" ("for", never "in": "I now
+            # live in the city" is a home)
+            rf"{S}{A}(?!{LEISURE_VERBS}\b|(?:vote|voted|voting|root|rooted|rooting|cheer|cheered|pray|"
+            rf"prayed|campaign|campaigned|ran|run|running)\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) for the (?:city|county|"
+            rf"state|government|council|union|district|school district|federal government)\b",
+            (rf"{S}{A}(?:drive|am driving|have been driving|have driven) (?:a|an|the) "
+             rf"(?:{WORK_VEHICLES})\b", "driver"),
             rf"{S}{A}(?:am|serve|served|have served|work|am serving) in the (?P<value>army|navy|"
             rf"air force|marines|marine corps|military|coast guard|national guard|police|"
             rf"police force|fire department)\b",
@@ -503,6 +521,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"a|have not got) (?:had |been in |been |got )?(?:a |an |any )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend|partner|wife|husband|spouse)\b",
             r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
+            r"\bi am (?:a|an) (?:(?:happily|proud|newly|recently|young|old) )?(?P<value>married|divorced|"
+            r"engaged|widowed|separated) (?:man|woman|guy|lady|mom|dad|mother|father|parent|person|"
+            r"gal|girl|fellow|dude|mum|grandma|grandpa)\b",
             rf"(?:^|{S}{A}(?:enjoy|like|love|am happy|am fine) )(?:being|staying) (?P<value>single)\b",
             rf"\b(?:i|we) (?:am|are) going through (?:a )?(?P<value>divorce|separation|break up)\b",
             rf"{S}{A}(?:started|began|have started|am) (?P<value>dating|seeing) (?:someone|somebody|"
@@ -552,6 +573,7 @@ SLOTS: dict[str, SlotRule] = {
         ),
         negative_value="none",
         reject_values=(
+            rf"^{WORK_VEHICLES}\b|"
             r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
             r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
             r"crazy|mad)\b"
@@ -563,6 +585,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"longer|not|proud|lifelong|long time|committed) )*(?P<value>{DIETS})\b",
             rf"{S}{A}(?:went|turned|became|have become|have gone|am going|switched to being|"
             rf"decided to go|decided to become|gone) (?:a |an )?(?:full )?(?P<value>{DIETS})\b",
+            # fish but no meat: "I don't eat meat but I do eat fish"
+            (rf"{S}{A}(?:do not|no longer|never|can not) eat (?:any )?(?:red )?meat,? (?:but|except|"
+             rf"apart from|other than) (?:i )?(?:do |still |will )?(?:eat )?(?:fish|seafood)\b", "pescatarian"),
             rf"{S}{A}(?P<neg>do not|no longer|never|can not|stopped|quit|gave up|have stopped|"
             rf"have given up) (?:eat|eating) (?:any )?(?P<value>meat|animal products|meat or fish|"
             rf"dairy|red meat)\b",
@@ -670,8 +695,9 @@ SLOTS: dict[str, SlotRule] = {
             r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
             r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is) "
             r"(?P<value>[^,;]+)",
-            r"(?P<value>[a-z][a-z ]*?) (?:is|are) (?:probably |definitely |easily |still )?my "
-            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>[a-z]+(?: [a-z]+)?)"
+            r"(?P<value>[a-z][a-z ]*?)(?: is| are|,) (?:(?:probably|definitely|easily|still|hands down|"
+            r"by far|honestly|really|absolutely|totally|always|just|for sure|without a doubt) )*my "
+            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>thing to (?:eat|drink)|[a-z]+(?: [a-z]+)?)"
             r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
         ),
     ),
@@ -726,6 +752,9 @@ relationship, car, diet); ones that rarely or never change (name, gender, origin
 _CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor) of ")
 _CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style)s?$")
 _VAGUE_CATEGORIES = frozenset({"thing", "one", "part", "stuff", "activity to do", "thing to do"})
+# "my favorite thing to eat" is the food slot
+_CATEGORY_NAMES = {"thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
+                   "thing to drink": "drink", "beverage": "drink"}
 
 
 def favorite_category(raw: str) -> str | None:
@@ -735,6 +764,7 @@ def favorite_category(raw: str) -> str | None:
     "my favorite colors are" is the colour slot too. Vague categories ("thing") are no slot.
     """
     cat = _CATEGORY_SUFFIX.sub("", _CATEGORY_PREFIX.sub("", raw.strip()))
+    cat = _CATEGORY_NAMES.get(cat, cat)
     cat = " ".join(lemma(word) for word in cat.split())
     if not cat or cat in _VAGUE_CATEGORIES or cat.split()[0] in _VAGUE_CATEGORIES:
         return None
@@ -939,6 +969,10 @@ def _rank(match: SlotMatch) -> tuple[bool, bool, bool, int]:
     return (match.hint, match.value is None, match.negative, match.position)
 
 
+# a note that asks and answers: "Favorite color? Blue." / "fav food: tacos"
+_FAVOURITE_NOTE = re.compile(r"^(?:my )?(?:favou?rite|fav|fave) ([a-z]+(?: [a-z]+)?) ?[?:=-]+ ?(?=[a-z])")
+
+
 def find_slots(text: str) -> tuple[SlotMatch, ...]:
     """Every single-value slot that `text` speaks about: explicit statements first, then in
     `SLOTS` order.
@@ -946,7 +980,8 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     A sentence can fill two slots ("I drive a big truck and live in the country": car and
     residence), so this returns all of them; `detect_slot` picks one.
     """
-    return _find_slots_normalised(normalise(text))
+    norm = normalise(text)
+    return _find_slots_normalised(_FAVOURITE_NOTE.sub(r"my favorite \1 is ", norm))
 
 
 def detect_slot(text: str) -> str | None:

@@ -15,7 +15,7 @@ from bot.memory.rules.frames import Frame, frame, same_thing
 
 FRAMES = [
     ("I have an old ginger cat.", Frame("have", frozenset({"ginger", "cat"}))),
-    ("we've got a rescue greyhound named Dot", Frame("have", frozenset({"rescue", "greyhound"}))),
+    ("we've got a rescue greyhound named Dot", Frame("have", frozenset({"rescue", "greyhound", "dog"}))),
     ("I love sushi.", Frame("like", frozenset({"sushi"}))),
     ("i like to go sailing in the summer", Frame("sail", frozenset())),
     ("I bowl twice a week.", Frame("bowl", frozenset())),
@@ -36,6 +36,8 @@ SAME = [
     ("i like to go sailing in the summer", "I go sailing with my dad."),
     ("I love sushi.", "I really like sushi with lots of wasabi."),
     ("I collect stamps.", "i collect old stamps from france"),
+    ("i own two dogs.", "we have a border collie named Jip."),  # a breed is a kind of pet
+    ("i go ice fishing in january", "on weekends i go ice fishing with my uncle"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
@@ -47,6 +49,8 @@ APART = [
     ("I run every morning.", "I run marathons."),  # a pastime and a thing done
     ("I work from home.", "I work on my car at weekends."),  # work is the job's topic
     ("My sister has a cat.", "I have a cat."),  # someone else's
+    ("I have a cat.", "My cat is called Miso."),  # more about it, nothing to ask
+    ("I go fishing on Sundays.", "I go ice fishing in winter."),  # another pastime
 ]
 
 

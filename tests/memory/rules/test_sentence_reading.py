@@ -338,3 +338,60 @@ def test_values_read_where_they_stand_set_the_verdict(old: str, new: str, expect
         return
     assert result.nominations, result
     assert result.nominations[0].verdict == expected, result
+
+
+# Read from the third held-out set's misses once it was measured (heldout3, then tuning); new
+# sentences. A working vehicle is a job, a public employer is a workplace, "a married man" is a
+# status, a favourite said first or as a note is a favourite, fish without meat is pescatarian.
+FOURTH_READ = [
+    ("i drive a semi across the midwest.", "job", "driver"),
+    ("I drive a school bus.", "job", "driver"),
+    ("i sweep streets for the county.", "job", "sweep streets"),
+    ("i am a happily married woman.", "relationship", "married"),
+    ("Lasagna is hands down my favorite food.", "favorite_food", "lasagna"),
+    ("Green, definitely my favorite colour.", "favorite_color", "green"),
+    ("Favourite band? Blur.", "favorite_band", "blur"),
+    ("curry is my favorite thing to eat", "favorite_food", "curry"),
+    ("i dont eat meat but i eat seafood", "diet", "pescatarian"),
+    ("I now live in the city.", "residence", "city"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), FOURTH_READ)
+def test_the_value_is_read_in_persona_phrasings(text: str, slot: str, value: str | None) -> None:
+    assert detect_slot(text) == slot, find_slots(text)
+    if value is not None:
+        assert slot_value(text, slot) == value
+
+
+FOURTH_NOT_READ = [
+    ("Favorite color? Blue.", "job"),  # "color" ends like an agent noun, and is none
+    ("My favorite flavor is mint.", "job"),
+    ("i drive a semi across the midwest.", "car"),
+    ("i voted for the union.", "job"),
+    ("I now live in the city.", "job"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot"), FOURTH_NOT_READ)
+def test_and_the_topics_they_are_not(text: str, slot: str) -> None:
+    assert slot not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
+
+
+FOURTH_PAIRS = [
+    ("I drive a Ford Focus.", "i drive a semi across the midwest.", None),  # a job, not a car
+    ("i'm a barista.", "i drive a semi across the midwest.", VERDICT_CHANGE),
+    ("I'm single.", "i am a happily married woman.", VERDICT_CHANGE),
+    ("Lasagna is hands down my favorite food.", "curry is my favorite thing to eat", VERDICT_CHANGE),
+    ("I'm vegetarian.", "i dont eat meat but i eat seafood", VERDICT_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), FOURTH_PAIRS)
+def test_persona_phrasings_set_the_verdict(old: str, new: str, expected: str | None) -> None:
+    result = verdict(old, new)
+    if expected is None:
+        assert result == Assessment(duplicate_of=None, nominations=()), result
+        return
+    assert result.nominations, result
+    assert result.nominations[0].verdict == expected, result
