@@ -440,7 +440,7 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "residence": SlotRule(
         patterns=(
-            rf"{S}{A}(?:live|am living|are living|have been living|have lived|reside|am based|"
+            rf"{S}{A}(?:live|am living|am live|are living|have been living|have lived|reside|am based|"
             rf"are based|am settled|am staying|now live|stay|am stationed|are stationed|"
             rf"have been stationed|was just stationed) (?:(?:with|near) [a-z ]*? )?"
             rf"(?:in|on|at|near|by|close to|next to|outside of|outside|just outside|is) "
@@ -450,6 +450,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"am retiring) (?:back )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
             r"\b(?:my|our) (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
+            # a home rented or owned somewhere: "i rent a tiny place in chicago"
+            rf"{S}{A}(?:rent|own|have|share|bought|am renting) (?:a|an|my|our) (?:\w+ ){{0,2}}?"
+            rf"(?:{DWELLING}|place|room) in (?P<value>[^,;]+)",
             # the adverb after the auxiliary: "I'm currently living in Mexico"
             rf"\b(?:i|we) (?:am|are|have been|was|were) {A}(?:(?:currently|temporarily|happily) )?"
             rf"(?:living|staying|based|settled|stationed) (?:abroad |overseas |out )?(?:in|on|at|near) "
@@ -492,7 +495,7 @@ SLOTS: dict[str, SlotRule] = {
             r"bubble|fast lane|poverty|misery|team|role|department|position|job|company|project|"
             r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
             r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
-            r"phone|account|tier|course|track|floor)\b|^\d|^(?:this|that|it|there|here|which|what|"
+            r"phone|account|tier|course|track|floor)\b|\b(?:floor|storey|story)\b|^\d|^(?:this|that|it|there|here|which|what|"
             r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|"
             r"shape|charge|bed|town|the middle|pain|a hurry|a rush|the mood|line|the car|class|"
             r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"
@@ -651,7 +654,8 @@ SLOTS: dict[str, SlotRule] = {
     "home_type": SlotRule(
         patterns=(
             rf"{S}{A}(?:live|am living|have been living|reside) in (?P<value>(?:a|an|the|my|our) "
-            rf"(?:\w+ ){{0,3}}?{DWELLING})\b",
+            rf"(?:\w+ ){{0,3}}?{DWELLING})\b(?! park| community| estate| site| village)",
+            rf"\b(?:my|our) (?:home|house|place) is (?:a|an) (?:\w+ ){{0,3}}?(?P<value>{DWELLING})\b",
             rf"{S}{A}(?:got|bought|rent|am renting|rented|own|moved into|have moved into|"
             rf"purchased|built|have bought|have built) (?:a|an|my|our) (?:own |new |first )*"
             rf"(?:\w+ ){{0,2}}?(?P<value>{DWELLING_OWNED})\b",
@@ -806,10 +810,12 @@ class SlotMatch:
     hint: bool
     position: int
     negative: bool = False
+    current: bool = False  # its clause says it holds now ("so I'm divorced now")
 
 
 _HINT_SYNONYMS = {"hubby": "husband", "bf": "boyfriend", "gf": "girlfriend", "fiancee": "fiance",
                   "spouse": "partner", "significant other": "partner"}
+_NOW = re.compile(r"\b(?:now|these days|nowadays|currently|at the moment)\b")
 _CLAUSE_BREAK = re.compile(r",|\bbut\b|\band i\b|\bso\b|\bbecause\b")
 _SENTENCE_SPLIT = re.compile(r"[.!?;:\n]+(?:\s+|$)|\s+-\s+")
 
@@ -896,8 +902,10 @@ def _match_rule(
                     if cat is None:
                         continue
                     slot = name.format(cat=cat)
+                clause = match.group(0) + _CLAUSE_BREAK.split(sentence[match.end() :], 1)[0]
                 found.append(
-                    SlotMatch(slot, value or None, False, offset + match.start(), negative)
+                    SlotMatch(slot, value or None, False, offset + match.start(), negative,
+                              bool(_NOW.search(clause)))
                 )
         for hint, gate in compiled.hints:
             if not may_match(gate, sentence):
@@ -923,7 +931,7 @@ _DROPPED_I_AM = re.compile(
     r"out|with)\b"
     r"|(?:working|employed) (?:as|at|for|in)\b"
     r"|(?:seeing|dating) (?:someone|somebody|anyone|anybody|a|an|nobody|no one)\b"
-    r"|in a relationship\b|(?:a|an) (?=[a-z]))"
+    r"|in a relationship\b|getting (?:married|hitched|divorced|engaged)\b|(?:a|an) (?=[a-z]))"
 )
 _DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?been\b")
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)")
@@ -963,10 +971,11 @@ def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     return tuple(sorted(best.values(), key=lambda m: (m.hint, priority[m.slot], m.position)))
 
 
-def _rank(match: SlotMatch) -> tuple[bool, bool, bool, int]:
+def _rank(match: SlotMatch) -> tuple[bool, bool, bool, bool, int]:
     # a positive statement wins over a negated one in the same text ("I sold my VW and drive a
-    # Tesla now": the car is the Tesla)
-    return (match.hint, match.value is None, match.negative, match.position)
+    # Tesla now": the car is the Tesla), and what holds now over what happened ("We split up
+    # last year, so I'm divorced now": the status is divorced)
+    return (match.hint, match.value is None, match.negative, not match.current, match.position)
 
 
 # a note that asks and answers: "Favorite color? Blue." / "fav food: tacos"

@@ -354,6 +354,12 @@ FOURTH_READ = [
     ("curry is my favorite thing to eat", "favorite_food", "curry"),
     ("i dont eat meat but i eat seafood", "diet", "pescatarian"),
     ("I now live in the city.", "residence", "city"),
+    ("Getting hitched in June to my fiancee!", "relationship", "engaged"),
+    ("i rent a small flat in glasgow.", "residence", "glasgow"),
+    ("Now I am live in Lagos.", "residence", "lagos"),
+    ("our home is an old narrowboat cabin.", "home_type", "cabin"),
+    ("We broke up in March, so I'm single now.", "relationship", "single"),
+    ("We split up in 2020, so I'm divorced now.", "relationship", "divorced"),
 ]
 
 
@@ -370,6 +376,7 @@ FOURTH_NOT_READ = [
     ("i drive a semi across the midwest.", "car"),
     ("i voted for the union.", "job"),
     ("I now live in the city.", "job"),
+    ("my flat is on the third floor.", "residence"),
 ]
 
 
