@@ -124,7 +124,7 @@ LEISURE_VERBS = (
     r"was raised|stood|wait for|waited for|queue|queued|pay|paid|my|his|her|their|our|your|the|"
     r"a|an|i|we|he|she|they|you|it|this|that|there|mom|dad|brother|sister|wife|husband|friend|"
     r"send|sent|call|called|text|texted|find|found|look|looked|keep my|left|leave|lost|lose|"
-    r"quit|retired|moved|move|started|joined)"
+    r"quit|retired|moved|move|started|joined|just|now|still|currently|finally|really)"
 )
 # vehicles one drives for work, not as one's own car: "I drive an 18 wheeler all over the country"
 WORK_VEHICLES = (
@@ -352,6 +352,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?: full time| part time| fulltime| parttime| freelance| remotely| from home)?"
             rf" (?:as|at|for|in) (?P<value>[^,;]+)",
             rf"{S}{A}(?:got |was |have been |just got )?promoted to (?P<value>[^,;]+)",
+            # a start somewhere: "Just started at the bank", "I start at Tesco on Monday"
+            rf"{S}{A}(?:started|start|began|am starting) (?:work |working |my new job |a new job |a job )?"
+            rf"(?:at|with) (?!(?:a |an |the |my )?(?:new )?(?:school|college|university|uni|class|classes|"
+            rf"course|team|gym|club|group|therapist|coach)\b)(?P<value>[^,;]+)",
             (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
              is_profession),
             rf"{S}{A}(?:am |have been |was )?employed (?:by|at|as|with|in) (?P<value>[^,;]+)",
@@ -420,6 +424,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"police force))\b",
             (rf"{S}{A}teach (?:[a-z0-9]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
              rf"kindergarten|preschool|grade|college|university|classes)\b", "teacher"),
+            (rf"{S}{A}teach(?: now| full time| part time| for a living)?(?=$|[,.!])", "teacher"),
             (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
              rf"teens|immigrants|beginners)\b", "teacher"),
             rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
@@ -621,6 +626,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"main) )*(?:phone|number|cell|mobile|telephone)(?: number)? (?:is|is now|changed to|"
             rf"has changed to) (?P<value>{PHONE})",
             rf"\b(?:call|text|reach|ring|phone|hit|contact|whatsapp) me(?: up)? (?:on|at) (?P<value>{PHONE})",
+            rf"{S}{A}(?:got|have|have got) a new (?:mobile |phone |cell )?(?:phone|number|mobile)"
+            rf"(?: number)?,? (?:it is |which is )?(?P<value>{PHONE})",
             # a note with the kind first: "mobile is 07700 900123", "my number: 555 1234"
             rf"^(?:(?:my|new|current|mobile|cell|home|personal|private|phone|number|telephone|tel) )+"
             rf"(?:is (?:now )?)?(?P<value>{PHONE})",
@@ -639,6 +646,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"changed to|has changed to) (?P<value>{EMAIL})",
             rf"\b(?:e ?mail|mail|reach|contact|write to|write|message|hit|find) me(?: up)? (?:at|on|via) "
             rf"(?P<value>{EMAIL})",
+            rf"{S}{A}(?:use|have|got|have got|check) (?P<value>{EMAIL})",
             rf"^(?:(?:my|new|current|personal|private|main|mail|e ?mail|address) )+(?:is (?:now )?)?"
             rf"(?P<value>{EMAIL})",
         ),
@@ -933,7 +941,12 @@ _DROPPED_I_AM = re.compile(
     r"|(?:seeing|dating) (?:someone|somebody|anyone|anybody|a|an|nobody|no one)\b"
     r"|in a relationship\b|getting (?:married|hitched|divorced|engaged)\b|(?:a|an) (?=[a-z]))"
 )
-_DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?been\b")
+_DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?(?:been\b|(?:got )?(?:a )?new job\b)")
+# a change told without its subject: "turned 35 today", "moved to Leeds", "sold the car"
+_DROPPED_I = re.compile(
+    r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
+    r"retired|switched|joined|married|divorced|teach|work|live|drive)\b"
+)
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)")
 _BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with |$)")
 
@@ -945,7 +958,9 @@ def _restore_subject(sentence: str) -> str:
     if sentence.startswith(("i ", "we ", "my ", "our ")):
         return sentence
     if _DROPPED_I_HAVE.match(sentence):
-        return "i have " + sentence
+        return ("i have a " if sentence.startswith("new job") else "i have ") + sentence
+    if _DROPPED_I.match(sentence):
+        return "i " + sentence
     if _DROPPED_AGE.match(sentence):
         return "i am " + _DROPPED_AGE.sub("", sentence)
     if _DROPPED_I_AM.match(sentence):
@@ -980,6 +995,10 @@ def _rank(match: SlotMatch) -> tuple[bool, bool, bool, bool, int]:
 
 # a note that asks and answers: "Favorite color? Blue." / "fav food: tacos"
 _FAVOURITE_NOTE = re.compile(r"^(?:my )?(?:favou?rite|fav|fave) ([a-z]+(?: [a-z]+)?) ?[?:=-]+ ?(?=[a-z])")
+_CONTACT_NOTE = re.compile(
+    r"^(?:my )?((?:new |current |mobile |cell |home |personal )*(?:phone|number|mobile|cell|e ?mail|"
+    r"mail)(?: number| address)?) ?[:=-]+ ?(?=[a-z0-9+])"
+)
 
 
 def find_slots(text: str) -> tuple[SlotMatch, ...]:
@@ -990,7 +1009,8 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     residence), so this returns all of them; `detect_slot` picks one.
     """
     norm = normalise(text)
-    return _find_slots_normalised(_FAVOURITE_NOTE.sub(r"my favorite \1 is ", norm))
+    norm = _CONTACT_NOTE.sub(r"my \1 is ", _FAVOURITE_NOTE.sub(r"my favorite \1 is ", norm))
+    return _find_slots_normalised(norm)
 
 
 def detect_slot(text: str) -> str | None:

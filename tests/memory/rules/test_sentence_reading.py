@@ -402,3 +402,29 @@ def test_persona_phrasings_set_the_verdict(old: str, new: str, expected: str | N
         return
     assert result.nominations, result
     assert result.nominations[0].verdict == expected, result
+
+
+# Found by the conversation stories of this pass (tests/support/stories.py): changes told the
+# way people type them, each of which asked nothing before and left two values current.
+TOLD_IN_CHAT = [
+    ("new number: 0161 555 0101", "phone", "0161 555 0101"),
+    ("got a new phone number, 0161 555 0199", "phone", "0161 555 0199"),
+    ("new email: sam@new.example", "email", "sam@new.example"),
+    ("I use sam.k@mail.example for email these days", "email", "sam.k@mail.example"),
+    ("Tesco is where I work now", "job", "tesco"),
+    ("I gave up law, I teach now", "job", "teacher"),
+    ("new job at the museum!", "job", "museum"),
+    ("turned 41 on Sunday", "age", "41"),
+    ("Just started at the council offices", "job", "council offices"),
+]
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), TOLD_IN_CHAT)
+def test_changes_told_in_chat_name_their_topic(text: str, slot: str, value: str) -> None:
+    assert detect_slot(text) == slot, find_slots(text)
+    assert slot_value(text, slot) == value
+
+
+@pytest.mark.parametrize("text", ["new number: 555 9999", "i started at a new school this fall."])
+def test_and_are_no_job(text: str) -> None:
+    assert "job" not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
