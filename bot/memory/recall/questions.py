@@ -97,10 +97,14 @@ def is_identity_question(text: str) -> bool:
 # without vectors, or with a cosine under the answer's threshold, nothing links the two. The
 # slot is known at save time, so a question about work reaches every fact whose topic is the job,
 # whatever its words. General English topic words, not a question list; "for a living" is the
-# job, "living in / with" is the home.
+# job, "living in / with" is the home; "what do I do?" with nothing after it but a time word is
+# the job too, as "what do you do?" is ("what did I do yesterday?" asks what happened).
 _SLOT_WORDS: tuple[tuple[str, str], ...] = (
     ("job", r"\b(?:work(?:s|ing)?|jobs?|for\s+a\s+living|employ(?:er|ers|ed|ment)|career|profession|"
-            r"occupation|boss|company)\b"),
+            r"occupation|boss|company)\b|"
+            r"\bwhat\s+(?:do|did)\s+i\s+do(?:\s+(?:now|nowadays|these\s+days|before|previously|then))?"
+            r"\s*[?.!]*\s*$"),
+    ("age", r"\bhow\s+old\s+(?:am\s+i|i\s+am|was\s+i|i\s+was)\b|\bmy\s+age\b|\bwhat\s+age\s+(?:am|was)\s+i\b"),
     ("residence", r"\b(?:live|lives|living\s+(?:in|at|with|situation)|home|city|town|based|reside|"
                   r"moved?|neighbou?rhood|where\s+am\s+i(?!\s+from))\b"),
     ("car", r"\b(?:cars?|drive|driving|vehicles?|driveway|parked)\b"),

@@ -132,6 +132,18 @@ def test_question_period(text: str, expected: tuple[datetime, datetime] | None) 
         ("what do I eat?", {"diet"}),
         ("what's my phone number?", {"phone"}),
         ("what's my email?", {"email"}),
+        ("how old am I?", {"age"}),
+        ("how old am i", {"age"}),
+        ("what's my age?", {"age"}),
+        ("what age am I now?", {"age"}),
+        ("how old is my car?", {"car"}),  # the car's age, not the person's
+        ("what do I do?", {"job"}),  # "what do you do?": the job
+        ("what did I do before?", {"job"}),
+        ("what do i do now", {"job"}),
+        ("what did I do last week?", set()),  # what happened, not the job
+        ("What did I do in August 2023?", set()),
+        ("what did I do yesterday?", set()),
+        ("what do I do if the train is late?", set()),
         ("where does Anna work?", set()),  # someone else
         ("What is Caroline's job?", set()),
         ("what does he drive?", set()),
