@@ -193,3 +193,30 @@ async def test_a_restatement_with_more_detail_keeps_the_first_current(core, firs
     assert lines_with(answer, detail) == [f"• {restated}"], answer
     listing = (await talk.say("/memories current")).text
     assert first in listing and restated in listing, listing
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "old_marker", "new_marker"),
+    [
+        ("I live in Dublin", "Galway is home now", "wher do i live", "Dublin", "Galway"),
+        ("i work at tesco", "Amazon is where I work now", "whre do i wrok", "tesco", "Amazon"),
+        ("i'm a nurse", "im a teacher now", "whats my jbo", "nurse", "teacher"),
+        ("my number is 555 1234", "new number: 555 9999", "whats my phone numbr", "1234", "9999"),
+        ("my email is jo@oldmail.com", "my email is jo@work.org", "whats my emial", "oldmail", "work.org"),
+        ("My email address is kim.lee@yahoo.com", "I use kim.lee@gmail.com for email now",
+         "what's my mail adress?", "yahoo", "gmail"),
+        ("I'm 34", "I'm 35 now", "age?", "34", "35"),
+        ("I'm dating Sam", "Sam and I got engaged!", "am i maried", "dating", "engaged"),
+        ("I drive a Golf", "sold my car, I take the bus now", "wat car do i drive", "Golf", "bus"),
+    ],
+)
+async def test_a_question_typed_fast(core, old, new, question, old_marker, new_marker) -> None:
+    """Questions typed in a hurry (a misspelt word, no question mark, one word) are questions,
+    answered with the new value; the old one is not shown as current."""
+    talk = Talk(core)
+    await talk.say("remember: I love jazz")
+    await talk.change(old, new)
+    answer = await talk.say(question)
+    assert not answer.all_buttons, f"offered to save a question:\n{answer.text}"  # no Save offer
+    assert shown_as_current(answer.text, old_marker) == [], answer.text
+    assert lines_with(answer.text, new_marker) == [f"• {new}"], answer.text

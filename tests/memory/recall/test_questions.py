@@ -144,6 +144,18 @@ def test_question_period(text: str, expected: tuple[datetime, datetime] | None) 
         ("What did I do in August 2023?", set()),
         ("what did I do yesterday?", set()),
         ("what do I do if the train is late?", set()),
+        # typed fast: a misspelt topic word, or the topic alone
+        ("whats my phone numbr", {"phone"}),
+        ("whats my emial", {"email"}),
+        ("what's my mail adress?", {"email"}),
+        ("whats my jbo", {"job"}),
+        ("where do i wrok", {"job"}),
+        ("wher do i lvie", {"residence"}),
+        ("am i maried", {"relationship"}),
+        ("age?", {"age"}),
+        ("my age", {"age"}),
+        ("what's meta?", set()),  # a word of its own, not "meat" misspelt
+        ("do I have a cat?", set()),  # not "car"
         ("where does Anna work?", set()),  # someone else
         ("What is Caroline's job?", set()),
         ("what does he drive?", set()),
