@@ -36,9 +36,12 @@ _FILLER = re.compile(
     r"please|pls|just so you know|for the record|note that|remember that)[\s,:!-]+)+",
     re.I,
 )
+# the question words, and their common misspellings in a quick message ("wher do i live"): a
+# question read as a statement would be offered for saving as a fact about the person
 _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|where|when|who|whom|whose|why|how|which|do|does|did|can|could|would|"
-    r"will|should|shall|is|are|am|was|were|has|have|may|might|isn't|aren't|don't|doesn't)\b",
+    r"will|should|shall|is|are|am|was|were|has|have|may|might|isn't|aren't|don't|doesn't|"
+    r"wat|wut|waht|wht|whta|wher|whre|wehre|hwo|hw|wich|whcih|whic|wehn|whn)\b",
     re.I,
 )
 _REQUEST_START = re.compile(

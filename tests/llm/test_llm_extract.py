@@ -265,6 +265,11 @@ async def test_no_call_unless_the_person_spoke_last(anthropic_standin: Anthropic
         # at most three
         ("I'm 30. I live in Rome. I drive a Fiat. I have a dog.", ["I'm 30", "I live in Rome", "I drive a Fiat"]),
         ("where do I live?", []),
+        # questions typed fast: a misspelt question word, no question mark
+        ("wher do i live", []),
+        ("whre do i work now", []),
+        ("waht do i do for a living", []),
+        ("hw old am i", []),
         ("thanks!", []),
         ("remind me to call mom", []),
         ("", []),
@@ -283,7 +288,11 @@ def test_stated_facts(text: str, facts: list[str]) -> None:
         ("hmm, what's my sister's name", True),
         ("我住在哪里？", True),
         ("Wo wohne ich?", True),
+        ("wher do i live", True),
+        ("wat car do i drive", True),
+        ("hwo old am i", True),
         ("I live in Leeds", False),
+        ("Berlin is where I live now", False),
         ("hello", False),
         ("", False),
     ],

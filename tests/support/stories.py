@@ -105,6 +105,74 @@ STORIES = [
           "what was my favourite food before?", "sushi", "ramen"),
     Story("taste", "I support Arsenal", "I support Spurs now", "which team do I support?",
           "which team did I support before?", "Arsenal", "Spurs"),
+    # the same topics as people type them in a chat: lower case, terse, typos, "X is home now"
+    # jobs
+    Story("job", "i'm a nurse", "I quit nursing, I teach now", "what do I do for a living?",
+          "what did I do before?", "nurse", "teach", "what's my job?"),
+    Story("job", "I work as a cashier", "Just started at the bank", "where do I work?",
+          "where did I work before?", "cashier", "bank"),
+    Story("job", "i work at tesco", "Amazon is where I work now", "where do i work?",
+          "where did i work before?", "tesco", "Amazon", "who is my employer?"),
+    Story("job", "I'm a software developer", "im a data scientist now", "what's my job?",
+          "what did I do before?", "software developer", "data scientist", "what do I do for a living?"),
+    Story("job", "I'm a barista at Costa", "left costa, i'm a chef now", "what's my job?",
+          "what was my job before?", "barista", "chef", "what do I do for a living?"),
+    Story("job", "i work at the post office", "new job at the libary", "where do I work?",
+          "where did I work before?", "post office", "libary"),
+    Story("job", "I'm a student", "I graduated, I work at Deloitte now", "what do I do for a living?",
+          "what did I do before?", "student", "Deloitte"),
+    # age
+    Story("age", "I'm 34", "turned 35 today", "how old am I?", "how old was I before?", "34", "35",
+          "what's my age?"),
+    Story("age", "i am 29 years old", "I'm 30 now!", "how old am i?", "how old was I before?", "29", "30"),
+    # phone numbers and email addresses
+    Story("phone", "my number is 555 1234", "new number: 555 9999", "what's my phone number?",
+          "what was my number before?", "1234", "9999", "how can people call me?"),
+    Story("phone", "My mobile is 07700 900123", "got a new mobile number, 07700 900456", "what's my mobile number?",
+          "what was my mobile number before?", "900123", "900456"),
+    Story("contact", "my email is jo@oldmail.com", "new email: jo@work.org", "what's my email?",
+          "what was my email before?", "oldmail", "work.org"),
+    Story("contact", "My email address is kim.lee@yahoo.com", "I use kim.lee@gmail.com for email now",
+          "what's my email address?", "what was my email address before?", "yahoo", "gmail"),
+    # relationships
+    Story("partner", "I'm single", "im seeing someone, her name is Mia", "am I seeing anyone?",
+          "was I single before?", "single", "Mia", "who is my partner?"),
+    Story("partner", "I'm dating Sam", "Sam and I got engaged!", "am I married?", "was I dating Sam before?",
+          "dating", "engaged", "who is my partner?"),
+    Story("partner", "I'm married to Dana", "Dana and I got divorced last year", "am I married?",
+          "was I married before?", "married to", "divorced"),
+    Story("partner", "my girlfriend is Emma", "Emma and I split up", "do I have a girlfriend?",
+          "who was my girlfriend before?", "girlfriend is", "split up", "am I seeing anyone?"),
+    # cars
+    Story("car", "I have a car, a blue Corolla", "sold my car, I take the bus now", "do I have a car?",
+          "did I have a car before?", "Corolla", "bus"),
+    Story("car", "i own a ford focus", "sold the focus, no car for me now", "do i have a car?",
+          "what car did I have before?", "own a ford", "no car"),
+    # diets
+    Story("diet", "i eat meat", "Im vegan now", "am I vegan?", "what did I eat before?", "eat meat", "vegan",
+          "what's my diet?"),
+    Story("diet", "I'm vegetarian", "started eating fish again, pescatarian now", "what's my diet?",
+          "what was my diet before?", "vegetarian", "pescatarian"),
+    Story("diet", "I eat a lot of sugar", "no sugar for me anymore", "do I eat sugar?", "did I eat sugar before?",
+          "a lot of sugar", "no sugar"),
+    # moves said as "X is home now"
+    Story("move", "I live in Dublin", "Galway is home now", "where do I live?", "where did I live before?",
+          "Dublin", "Galway"),
+    Story("move", "i live in manchester", "lisbon is home now", "where's home?", "where was home before?",
+          "manchester", "lisbon"),
+    Story("move", "I live in Austin", "moved to denver last month", "what city do i live in?",
+          "where did I live before?", "Austin", "denver", "where's home?"),
+    Story("move", "My flat is in Brooklyn", "Queens is home now", "where do I live?", "where did I live before?",
+          "Brooklyn", "Queens"),
+]
+
+# Restatements: the second sentence says the same as the first, with more detail. Nothing
+# changed, so neither becomes past: an answer lists the first as current.
+# (first, restated, question, a word only the first has... and one only the restatement has)
+RESTATEMENTS = [
+    ("I work at Google", "I work at Google as a software engineer in the Zurich office", "where do I work?",
+     "Zurich"),
+    ("i live in berlin", "I live in Berlin, in Kreuzberg, with my partner", "where do I live?", "Kreuzberg"),
 ]
 
 

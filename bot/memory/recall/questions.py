@@ -97,10 +97,15 @@ def is_identity_question(text: str) -> bool:
 # without vectors, or with a cosine under the answer's threshold, nothing links the two. The
 # slot is known at save time, so a question about work reaches every fact whose topic is the job,
 # whatever its words. General English topic words, not a question list; "for a living" is the
-# job, "living in / with" is the home.
+# job, "living in / with" is the home; "what do I do?" with nothing after it but a time word is
+# the job too, as "what do you do?" is ("what did I do yesterday?" asks what happened).
 _SLOT_WORDS: tuple[tuple[str, str], ...] = (
     ("job", r"\b(?:work(?:s|ing)?|jobs?|for\s+a\s+living|employ(?:er|ers|ed|ment)|career|profession|"
-            r"occupation|boss|company)\b"),
+            r"occupation|boss|company)\b|"
+            r"\bwhat\s+(?:do|did)\s+i\s+do(?:\s+(?:now|nowadays|these\s+days|before|previously|then))?"
+            r"\s*[?.!]*\s*$"),
+    ("age", r"\bhow\s+old\s+(?:am\s+i|i\s+am|was\s+i|i\s+was)\b|\bmy\s+age\b|\bwhat\s+age\s+(?:am|was)\s+i\b|"
+            r"^\W*age\W*$"),
     ("residence", r"\b(?:live|lives|living\s+(?:in|at|with|situation)|home|city|town|based|reside|"
                   r"moved?|neighbou?rhood|where\s+am\s+i(?!\s+from))\b"),
     ("car", r"\b(?:cars?|drive|driving|vehicles?|driveway|parked)\b"),
@@ -111,6 +116,47 @@ _SLOT_WORDS: tuple[tuple[str, str], ...] = (
     ("email", r"\b(?:e-?mail(?:\s+address)?|write\s+to\s+me)\b"),
 )
 _SLOT_QUESTIONS = tuple((slot, re.compile(pattern)) for slot, pattern in _SLOT_WORDS)
+
+# A topic word misspelt in a quick message ("whats my emial", "phone numbr", "where do i wrok")
+# names its topic all the same. Only slips that make no other common word: two neighbours
+# swapped, in any of these words (not "meat": "meta"), and one letter dropped, in the longer
+# ones listed second ("mail" is "email" too).
+_SWAPPABLE = (
+    "job", "jobs", "work", "working", "employer", "career", "profession", "occupation", "live", "living", "home",
+    "city", "town", "moved", "car", "drive", "vehicle", "partner", "boyfriend", "girlfriend", "husband", "wife",
+    "married", "single", "dating", "diet", "vegetarian", "vegan", "phone", "number", "mobile", "email", "address",
+    "old", "age",
+)
+_DROPPABLE = (
+    "number", "email", "phone", "mobile", "address", "partner", "married", "employer", "boyfriend", "girlfriend",
+    "husband", "vehicle", "vegetarian", "occupation", "profession",
+)
+_NOT_SLIPS = ("emil", "hone", "pone", "umber", "marred")  # words (and a name) of their own
+
+
+def _slips() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for word in _SWAPPABLE:
+        for i in range(len(word) - 1):
+            slip = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            if slip != word:
+                out.setdefault(slip, word)
+    for word in _DROPPABLE:
+        for i in range(len(word)):
+            out.setdefault(word[:i] + word[i + 1:], word)
+    for word in (*_SWAPPABLE, *_NOT_SLIPS):  # a word of its own is never read as a slip
+        out.pop(word, None)
+    return out
+
+
+_SLIPS = _slips()
+_WORD = re.compile(r"[a-z]+")
+
+
+def _unslipped(text: str) -> str:
+    return _WORD.sub(lambda m: _SLIPS.get(m.group(0), m.group(0)), text)
+
+
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|me|my|mine|myself|am\s+i)\b")
 _OTHER_PERSON = re.compile(r"\b(?:he|she|his|her|hers|him|they|their|them|does|do\s+(?:you|we))\b")
 _NAME = re.compile(r"(?<=\w)\W+[A-Z]\w*")  # a capitalised word after the first: a name
@@ -125,6 +171,7 @@ def question_slots(text: str) -> frozenset[str]:
     t = _norm(text)
     if not _FIRST_PERSON.search(t) and (_OTHER_PERSON.search(t) or _NAME.search(text or "")):
         return frozenset()  # "where's home?" is the person's; "where does Anna work?" is not
+    t = _unslipped(t)
     return frozenset(slot for slot, rx in _SLOT_QUESTIONS if rx.search(t))
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.stories import STORIES, Story
-from tests.support.talk import Talk, lines_with, shown_as_current
+from tests.support.stories import RESTATEMENTS, STORIES, Story
+from tests.support.talk import Talk, bullet_lines, labels, lines_with, shown_as_current
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -134,3 +134,89 @@ async def test_other_languages_now(core, old, new, now, old_marker, new_marker) 
     answer = (await talk.say(now)).text
     assert shown_as_current(answer, old_marker) == [], answer
     assert lines_with(answer, new_marker), answer
+
+
+@pytest.mark.parametrize("question", ["where do I work?", "what do I do for a living?", "what's my job?",
+                                      "where do i work", "whats my job"])
+async def test_a_new_job_asked_about_in_every_way(core, question: str) -> None:
+    """A nurse who started at the bank: however the job is asked about, the bank is the answer
+    and nursing is at most "(before)"; "what did I do before?" finds the nursing."""
+    talk = Talk(core)
+    await talk.say("remember: I love jazz")
+    await talk.change("i'm a nurse", "Just started at the bank")
+    now = (await talk.say(question)).text
+    assert shown_as_current(now, "nurse") == [], now
+    assert lines_with(now, "bank") == ["• Just started at the bank"], now
+    before = (await talk.say("what did I do before?")).text
+    assert lines_with(before, "nurse") == ["• i'm a nurse (before)"], before
+
+
+async def test_single_then_dating_then_engaged(core) -> None:
+    talk = Talk(core)
+    await talk.say("remember: My sister is called Ingrid")
+    await talk.change("I'm single", "I'm dating Chris")
+    q = await talk.say("remember: Chris and I got engaged last weekend")
+    if any(b.label.startswith("Mark older") for b in q.all_buttons):
+        await talk.press(q, "Mark older as past")
+    else:  # the rules did not ask: settle by hand, as a person would
+        from tests.support.talk import number_of
+
+        await talk.say("/undo")
+        listing = await talk.say("/memories current")
+        await talk.say(f"/update {number_of(listing.text, 'I' + chr(39) + 'm dating Chris')} "
+                       "Chris and I got engaged last weekend")
+    for question in ("am I married?", "am I single?", "who is my partner?"):
+        now = (await talk.say(question)).text
+        assert shown_as_current(now, "single") == [] and shown_as_current(now, "dating") == [], f"{question}\n{now}"
+        assert lines_with(now, "engaged") == ["• Chris and I got engaged last weekend"], f"{question}\n{now}"
+    before = (await talk.say("was I single before?")).text
+    assert lines_with(before, "single") == ["• I'm single (before)"], before
+
+
+@pytest.mark.parametrize(("first", "restated", "question", "detail"), RESTATEMENTS, ids=[r[1] for r in RESTATEMENTS])
+async def test_a_restatement_with_more_detail_keeps_the_first_current(core, first, restated, question, detail) -> None:
+    """Nothing changed: the person said the same thing again with more detail. If the bot asks,
+    the person answers that both stay true (the answer it should recommend); the first fact is
+    never made past and the answer lists it as current."""
+    talk = Talk(core)
+    await talk.say("remember: I love jazz")
+    await talk.say(f"remember: {first}")
+    reply = await talk.say(f"remember: {restated}")
+    if reply.all_buttons:
+        recommended = [b.label for b in reply.all_buttons if b.style == "primary"]
+        assert recommended == [] or recommended[0].startswith("Keep both"), f"{labels(reply)}\n{reply.text}"
+        await talk.press(reply, "Keep both")
+    else:
+        assert reply.text.startswith("Saved:"), reply.text
+    answer = (await talk.say(question)).text
+    assert f"• {first}" in bullet_lines(answer), answer
+    assert lines_with(answer, detail) == [f"• {restated}"], answer
+    listing = (await talk.say("/memories current")).text
+    assert first in listing and restated in listing, listing
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "old_marker", "new_marker"),
+    [
+        ("I live in Dublin", "Galway is home now", "wher do i live", "Dublin", "Galway"),
+        ("i work at tesco", "Amazon is where I work now", "whre do i wrok", "tesco", "Amazon"),
+        ("i'm a nurse", "im a teacher now", "whats my jbo", "nurse", "teacher"),
+        ("my number is 555 1234", "new number: 555 9999", "whats my phone numbr", "1234", "9999"),
+        ("my email is jo@oldmail.com", "my email is jo@work.org", "whats my emial", "oldmail", "work.org"),
+        ("My email address is kim.lee@yahoo.com", "I use kim.lee@gmail.com for email now",
+         "what's my mail adress?", "yahoo", "gmail"),
+        ("I'm 34", "I'm 35 now", "age?", "34", "35"),
+        ("I'm dating Sam", "Sam and I got engaged!", "am i maried", "dating", "engaged"),
+        ("I drive a Golf", "sold my car, I take the bus now", "wat car do i drive", "Golf", "bus"),
+    ],
+)
+async def test_a_question_typed_fast(core, old, new, question, old_marker, new_marker) -> None:
+    """Questions typed in a hurry (a misspelt word, no question mark, one word) are questions,
+    answered with the new value; the old one is not shown as current."""
+    talk = Talk(core)
+    await talk.say("remember: I love jazz")
+    await talk.change(old, new)
+    answer = await talk.say(question)
+    assert not answer.all_buttons, f"offered to save a question:\n{answer.text}"  # no Save offer
+    assert shown_as_current(answer.text, old_marker) == [], answer.text
+    assert lines_with(answer.text, new_marker) == [f"• {new}"], answer.text

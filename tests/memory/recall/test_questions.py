@@ -132,6 +132,30 @@ def test_question_period(text: str, expected: tuple[datetime, datetime] | None) 
         ("what do I eat?", {"diet"}),
         ("what's my phone number?", {"phone"}),
         ("what's my email?", {"email"}),
+        ("how old am I?", {"age"}),
+        ("how old am i", {"age"}),
+        ("what's my age?", {"age"}),
+        ("what age am I now?", {"age"}),
+        ("how old is my car?", {"car"}),  # the car's age, not the person's
+        ("what do I do?", {"job"}),  # "what do you do?": the job
+        ("what did I do before?", {"job"}),
+        ("what do i do now", {"job"}),
+        ("what did I do last week?", set()),  # what happened, not the job
+        ("What did I do in August 2023?", set()),
+        ("what did I do yesterday?", set()),
+        ("what do I do if the train is late?", set()),
+        # typed fast: a misspelt topic word, or the topic alone
+        ("whats my phone numbr", {"phone"}),
+        ("whats my emial", {"email"}),
+        ("what's my mail adress?", {"email"}),
+        ("whats my jbo", {"job"}),
+        ("where do i wrok", {"job"}),
+        ("wher do i lvie", {"residence"}),
+        ("am i maried", {"relationship"}),
+        ("age?", {"age"}),
+        ("my age", {"age"}),
+        ("what's meta?", set()),  # a word of its own, not "meat" misspelt
+        ("do I have a cat?", set()),  # not "car"
         ("where does Anna work?", set()),  # someone else
         ("What is Caroline's job?", set()),
         ("what does he drive?", set()),
