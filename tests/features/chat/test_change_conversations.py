@@ -220,3 +220,23 @@ async def test_a_question_typed_fast(core, old, new, question, old_marker, new_m
     assert not answer.all_buttons, f"offered to save a question:\n{answer.text}"  # no Save offer
     assert shown_as_current(answer.text, old_marker) == [], answer.text
     assert lines_with(answer.text, new_marker) == [f"• {new}"], answer.text
+
+
+# Changes told the way people type them that the rules did not see before this pass (the
+# person had to find the old fact and /update it): now the bot asks, and recommends the answer.
+ASKED_NOW = [
+    ("my number is 555 1234", "new number: 555 9999"),
+    ("My mobile is 07700 900123", "got a new mobile number, 07700 900456"),
+    ("my email is jo@oldmail.com", "new email: jo@work.org"),
+    ("My email address is kim.lee@yahoo.com", "I use kim.lee@gmail.com for email now"),
+    ("i work at tesco", "Amazon is where I work now"),
+    ("i'm a nurse", "I quit nursing, I teach now"),
+    ("i work at the post office", "new job at the libary"),
+    ("I'm 34", "turned 35 today"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), ASKED_NOW, ids=[new for _, new in ASKED_NOW])
+async def test_a_change_told_in_chat_is_asked_about(core, old: str, new: str) -> None:
+    talk = Talk(core)
+    assert await talk.change(old, new) == "asked"
