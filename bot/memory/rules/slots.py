@@ -528,7 +528,12 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<neg>have never|never|have not|do not have|have no|am not in|do not have "
             rf"a|have not got) (?:had |been in |been |got )?(?:a |an |any )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend|partner|wife|husband|spouse)\b",
-            r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent)\b",
+            (r"\bi am (?:a |an )?(?:\w+ ){0,4}?single (?:dad|mom|mother|father|parent|mum)\b", "single"),
+            # a spouse by what one is: "i am a wife and mother of two", "i'm a newlywed"
+            (r"\bi am (?:a |an )(?:(?:proud|happy|loving|devoted|stay at home|working) )?(?:wife|husband)\b",
+             "married"),
+            (r"\b(?:i am|we are) (?:a |an )?(?:newlywed|newlyweds|newly wed|newly weds)\b", "married"),
+            (r"\bi am (?:a |an )?(?:recent |proud )?(?:divorcee|divorcé|divorcée)\b", "divorced"),
             r"\bi am (?:a|an) (?:(?:happily|proud|newly|recently|young|old) )?(?P<value>married|divorced|"
             r"engaged|widowed|separated) (?:man|woman|guy|lady|mom|dad|mother|father|parent|person|"
             r"gal|girl|fellow|dude|mum|grandma|grandpa)\b",
@@ -994,6 +999,12 @@ def _rank(match: SlotMatch) -> tuple[bool, bool, bool, bool, int]:
 
 
 # a note that asks and answers: "Favorite color? Blue." / "fav food: tacos"
+# "i love the beatles, they are my favorite band": the favourite is what the first clause names
+_FAVOURITE_AFTER = re.compile(
+    r"^i (?:really )?(?:love|like|enjoy|adore)(?: to (?:eat|drink|watch|read|listen to|play))? (?:the )?"
+    r"([a-z][a-z ]{0,30}?),? (?:and )?(?:it is|they are|that is|which is|those are|it has always been) "
+    r"(?:\w+ )?my (favou?rite [a-z]+(?: [a-z]+)?)"
+)
 _FAVOURITE_NOTE = re.compile(r"^(?:my )?(?:favou?rite|fav|fave) ([a-z]+(?: [a-z]+)?) ?[?:=-]+ ?(?=[a-z])")
 _CONTACT_NOTE = re.compile(
     r"^(?:my )?((?:new |current |mobile |cell |home |personal )*(?:phone|number|mobile|cell|e ?mail|"
@@ -1010,6 +1021,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     """
     norm = normalise(text)
     norm = _CONTACT_NOTE.sub(r"my \1 is ", _FAVOURITE_NOTE.sub(r"my favorite \1 is ", norm))
+    norm = _FAVOURITE_AFTER.sub(r"my \2 is \1", norm)
     return _find_slots_normalised(norm)
 
 

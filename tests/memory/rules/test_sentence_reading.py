@@ -360,6 +360,13 @@ FOURTH_READ = [
     ("our home is an old narrowboat cabin.", "home_type", "cabin"),
     ("We broke up in March, so I'm single now.", "relationship", "single"),
     ("We split up in 2020, so I'm divorced now.", "relationship", "divorced"),
+    ("i am a wife and a mum of three.", "relationship", "married"),
+    ("i'm a proud husband and dad.", "relationship", "married"),
+    ("we are newlyweds.", "relationship", "married"),
+    ("i am a divorcee.", "relationship", "divorced"),
+    ("i am a single mum of twins.", "relationship", "single"),
+    ("i love the smiths, they are my favorite band.", "favorite_band", "smiths"),
+    ("i like to eat tacos, it is my favorite food.", "favorite_food", "tacos"),
 ]
 
 
