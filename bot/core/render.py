@@ -143,7 +143,7 @@ def conflict_question(view: ConflictView) -> str:
         lines.append(f"Before: {quote(old.text)}{dates_note(old)}")
     lines.append(f"New: {quote(view.new.text)}{dates_note(view.new)}")
     if view.recommended is Choice.KEEP:
-        lines.append("It looks like the same fact with more detail, so both can stay. "
+        lines.append("It looks like the same fact, said again or with more detail, so both can stay. "
                      "Nothing changes until you choose.")
     elif view.recommended is None:
         lines.append("I can't tell whether the new fact replaces the older one. "

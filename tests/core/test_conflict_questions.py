@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.events import Incoming, Outgoing
+from bot.events import ButtonPress, Incoming, Outgoing
 
 
 def msg(text: str) -> Incoming:
@@ -133,3 +133,27 @@ async def test_a_question_shown_again_keeps_its_recommendation(core, database, s
     assert owner is not None
     (pending,) = await MemoryService(database, settings).pending_conflicts(owner)
     assert pending.recommended is Choice.KEEP
+
+
+# --- the same pet, food or pastime said again (bot/memory/rules/frames.py) ---------------------
+
+SAID_AGAIN = [
+    ("I have a cat named Whiskers", "i have an old tabby cat"),
+    ("I golf on my days off", "I golf three times a week"),
+    ("i own two dogs", "we have a border collie named Jip"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SAID_AGAIN)
+async def test_the_same_thing_said_again_is_asked_with_keep_both(core, old: str, new: str) -> None:
+    only(await core.handle_message(msg(f"remember: {old}")))
+    question = (await core.handle_message(msg(f"remember: {new}")))[-1]
+    assert recommended(question) == "Keep both", question.text
+    assert "the same fact, said again or with more detail, so both can stay" in question.text
+    listing = only(await core.handle_message(msg("/memories"))).text
+    assert old in listing and new in listing  # nothing is lost while the question waits
+    token = next(b.token for b in question.all_buttons if b.label.startswith("Keep both"))
+    kept = await core.handle_press(ButtonPress(platform="console", chat_id="u1", user_id="u1",
+                                               token=token, message_id="q1"))
+    assert kept, "Keep both answered nothing"
+    assert {old, new} <= await current_texts(core)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import same_thing
+from bot.memory.rules.frames import kinds, same_thing
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
     NUMERIC_SLOTS,
@@ -462,11 +462,14 @@ def keywords(text: str) -> frozenset[str]:
     These are the content-word lemmas (no stop words, no generic words, no numbers: "3" would
     not find "three"), each with its irregular and British spellings ("child" also gives
     "children", "color" also "colour"), because a stemming search (FTS5 porter, PostgreSQL
-    english) relates regular forms ("dog"/"dogs", "hike"/"hiking") but not those. Two texts
-    share a keyword exactly when their `content_words` overlap.
+    english) relates regular forms ("dog"/"dogs", "hike"/"hiking") but not those; and the kind
+    a breed names ("a border collie" also gives "dog", bot/memory/rules/frames.py). Two texts
+    share a keyword exactly when their `content_words` overlap, or the new one's kinds meet the
+    old one's words (`is_candidate`).
     """
-    out: set[str] = set()
-    for word in content_words(text):
+    words = content_words(text)
+    out: set[str] = set(kinds(words))  # "a border collie" also finds "two dogs"
+    for word in words:
         out.add(word)
         out.update(_SPELLINGS.get(word, ()))
     return frozenset(out)
@@ -524,7 +527,8 @@ def is_candidate(new_text: str, old: Fact) -> bool:
     path agree. (A sentence can hold two slots but only one is stored: "Hey, I'm Larry and I'm
     a chef" is stored as a job, so a new job fact finds it and "Call me Sasha" does not.)
     """
-    if _profile(new_text).content & _profile(old.text).content:
+    new_words = _profile(new_text).content
+    if (new_words | kinds(new_words)) & _profile(old.text).content:
         return True
     slot = detect_slot(new_text)
     return slot is not None and slot == _stored_slot(old)

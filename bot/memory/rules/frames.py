@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from bot.memory.rules.text import STOP_WORDS, content_words, lemma, normalise, numbers, tokens
 
-__all__ = ["Frame", "frame", "same_thing"]
+__all__ = ["Frame", "frame", "kinds", "same_thing"]
 
 # verbs that mean the same relation: owning, liking
 _FAMILIES = {
@@ -126,6 +126,12 @@ def frame(text: str) -> Frame | None:
         if tok not in STOP_WORDS and not _is_number(tok):
             objects.append(tok)
     return Frame(verb=family or verb, objects=_with_kinds(objects))
+
+
+def kinds(words: frozenset[str]) -> frozenset[str]:
+    """The kinds the words name by a breed ("collie" -> "dog"): what a search for related facts
+    should also look for, since "I own two dogs" never says "collie"."""
+    return frozenset(_KINDS[w] for w in words if w in _KINDS)
 
 
 def _with_kinds(objects: list[str]) -> frozenset[str]:
