@@ -604,8 +604,8 @@ def _slot_verdict(
     for a, b in shared:
         verdict = same_value(a.slot, a.value, b.value)
         if verdict is None and new is not None and old is not None:
-            words_a = content_words(a.value) if a.value else _topic_words(new, a.slot)
-            words_b = content_words(b.value) if b.value else _topic_words(old, b.slot)
+            words_a = _value_words(a.value, a.slot) if a.value else _topic_words(new, a.slot)
+            words_b = _value_words(b.value, b.slot) if b.value else _topic_words(old, b.slot)
             if words_a and words_b:
                 verdict = bool(words_a & words_b)
         verdicts.add(verdict)
@@ -614,6 +614,12 @@ def _slot_verdict(
     if verdicts == {True}:
         return VERDICT_SAME
     return VERDICT_UNCLEAR
+
+
+def _value_words(value: str, slot: str) -> frozenset[str]:
+    """The words of a captured value; for a topic whose values are numbers, its numbers too."""
+    words = content_words(value)
+    return words | numbers(value) if slot in NUMERIC_SLOTS else words
 
 
 def _topic_words(profile: _Profile, slot: str) -> frozenset[str]:

@@ -435,3 +435,17 @@ def test_changes_told_in_chat_name_their_topic(text: str, slot: str, value: str)
 @pytest.mark.parametrize("text", ["new number: 555 9999", "i started at a new school this fall."])
 def test_and_are_no_job(text: str) -> None:
     assert "job" not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
+
+
+def test_an_age_only_the_vectors_name_is_compared_by_its_number() -> None:
+    """"Thirty three, as of May." names no topic in words; the vectors' topic (age) is given, and
+    its number is compared with the number the other fact states (a captured "30" holds no
+    content word, only a number)."""
+    from bot.memory.rules.conflict import VERDICT_CHANGE as CHANGE, VERDICT_SAME as SAME
+
+    def said(old: str) -> str:
+        found = assess("Thirty three, as of May.", [Fact(id=1, text=old, slot=detect_slot(old))], new_slot="age")
+        return found.nominations[0].verdict
+
+    assert said("Age 30.") == CHANGE
+    assert said("I'm 33.") == SAME
