@@ -26,7 +26,14 @@ For this split only (JOB_SHARE), up to 40% of the slot_change pairs are drawn fr
 the rest from the other slots, since job changes are the commonest kind in the real measurement;
 the other splits keep plain sampling, so their outputs are unchanged.
 
-    python -m bench.invented_pairs     # rewrites the tune, heldout2, heldout3, heldout4 pair files (seeded)
+A fifth held-out set, H73-H96 (split "heldout5"), lives in its own file,
+bench/data/invented_facts_heldout5.jsonl: written blind to the rules on 2026-12-01,
+persona-chat-heavy and duplicate-heavy (values repeat across personas in different words, so it
+has many more duplicate pairs), never used for tuning. Its pairs go to
+conflict_pairs_invented_heldout5.jsonl, with slot_change job-weighted (JOB_SHARE) as in heldout4.
+Adding it leaves the other pair files byte-identical.
+
+    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout5 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from bot.memory.rules.text import content_words
 FACTS = "invented_facts.jsonl"
 FACTS_HELDOUT3 = "invented_facts_heldout3.jsonl"
 FACTS_HELDOUT4 = "invented_facts_heldout4.jsonl"
+FACTS_HELDOUT5 = "invented_facts_heldout5.jsonl"
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -56,10 +64,12 @@ SIZES = {
                  "multi_value": 100},
     "heldout4": {"slot_change": 250, "duplicate": 80, "unrelated_overlap": 120, "unrelated": 80,
                  "multi_value": 120},
+    "heldout5": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
+                 "multi_value": 120},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
-JOB_SHARE = {"heldout4": 0.4}
+JOB_SHARE = {"heldout4": 0.4, "heldout5": 0.4}
 SEED = 15
 
 
@@ -138,7 +148,7 @@ def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
 
 def main() -> int:
     facts = (load_facts() + load_facts(data_file(FACTS_HELDOUT3))
-             + load_facts(data_file(FACTS_HELDOUT4)))
+             + load_facts(data_file(FACTS_HELDOUT4)) + load_facts(data_file(FACTS_HELDOUT5)))
     for split in SIZES:
         path = data_file(f"conflict_pairs_invented_{split}.jsonl")
         pairs = build(facts, split)
