@@ -52,6 +52,8 @@ from bot.memory.rules.slots import (
     detect_slot,
     find_slots,
     is_wish,
+    canonical_value,
+    same_profession,
     same_value,
     sentences,
     slot_value,
@@ -251,6 +253,7 @@ _USED_TO = re.compile(r"\bused to\b")
 _RELATION_WORDS = frozenset(
     "in on at to from for with without by of about into onto over under near between".split()
 )
+_ADDING = re.compile(r"\b(?:also|another|as well|too|one more|more)\b")
 # Past-tense auxiliaries: "I had a dog" is not a restatement of "I have a dog".
 _PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
 
@@ -603,6 +606,8 @@ def _slot_verdict(
     verdicts = set()
     for a, b in shared:
         verdict = same_value(a.slot, a.value, b.value)
+        if verdict is False and a.slot == "job" and same_profession(a.value, b.value):
+            verdict = True
         if verdict is None and new is not None and old is not None:
             words_a = _value_words(a.value, a.slot) if a.value else _topic_words(new, a.slot)
             words_b = _value_words(b.value, b.slot) if b.value else _topic_words(old, b.slot)
@@ -665,7 +670,9 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         return RULE_DETAILED, VERDICT_SAME  # the same value, said with other words or detail
     if shared and new.has_change:
         return RULE_SLOT_CHANGE, VERDICT_UNCLEAR
-    old_counts = {noun: (value, explicit) for noun, value, explicit in prev.counts} if new.counts else {}
+    # "I also have a baby boy": one more, said as one more, is not a recount
+    adding = bool(_ADDING.search(new_text.lower()))
+    old_counts = {noun: (value, explicit) for noun, value, explicit in prev.counts} if new.counts and not adding else {}
     for noun, value, explicit in new.counts:
         if noun in old_counts:
             other, other_explicit = old_counts[noun]
@@ -689,6 +696,9 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         and _same_subject(new, prev)
         and _stated_slots(new) == _stated_slots(prev)
     ):
+        # the same pet, food or pastime with less said about it is that thing again
+        if not new.slots and not prev.slots and same_thing(new_text, old.text):
+            return RULE_SAME_THING, VERDICT_SAME
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:
         return RULE_SAME_SLOT, VERDICT_UNCLEAR
@@ -712,13 +722,17 @@ def _restates_slot(new: _Profile, old: _Profile) -> bool:
     if not new.slots or any(match.hint for match in new.slots):
         return False
     shared = _shared_slots(new, {match.slot: match for match in old.slots})
-    if len(shared) != len(new.slots) or _slot_verdict(shared) != VERDICT_SAME:
+    if len(shared) != len(new.slots) or not all(same_value(a.slot, a.value, b.value) for a, b in shared):
         return False
     if not new.numbers <= old.numbers or any(name not in old.words for name in new.names):
         return False
-    # the words of the values themselves may differ ("I do not eat meat" / "I am vegetarian")
+    # the words of the values themselves may differ ("I do not eat meat" / "I am vegetarian"),
+    # but only when the values are one value: a new value that names more ("bank teller" after
+    # "bank") is a refinement, asked about, since not storing it would lose what it adds
     value_words = frozenset().union(
-        *(content_words(m.value) for m in (*new.slots, *old.slots) if m.value)
+        *(content_words(m.value) for m in old.slots if m.value),
+        *(content_words(a.value) for a, b in shared
+          if a.value and b.value and canonical_value(a.slot, a.value) == canonical_value(b.slot, b.value)),
     )
     return not (new.content - old.content - _SLOT_WORDS - value_words)
 

@@ -23,11 +23,16 @@ __all__ = ["Frame", "frame", "kinds", "same_thing"]
 _FAMILIES = {
     "have": "have", "own": "have", "got": "have", "adopt": "have", "get": "have",
     "like": "like", "love": "like", "enjoy": "like", "adore": "like", "prefer": "like",
+    # eating or drinking a thing is liking it ("i drink cheap beer" / "i like a cold beer");
+    # a diet is a topic of its own and never reaches this (a stated topic is compared first)
+    "eat": "like", "drink": "like",
 }
+# "I like trying local beers": the thing liked follows the gerund
+_LIKE_GERUNDS = frozenset("trying eating drinking having tasting cooking making".split())
 # words that may sit between the subject and the verb
 _SKIP = frozenset(
     "also really just still always usually often sometimes mostly totally absolutely truly "
-    "do am are be been currently now even kinda kind of sort so very big huge "
+    "do am are be been could can would will currently now even kinda kind of sort so very big huge "
     "real actually definitely especially".split()
 )
 # "go fishing", "went hiking": the activity is the gerund
@@ -53,7 +58,7 @@ _CATEGORIES = frozenset(
 # verbs whose frame says nothing about a many-valued thing: single-value topics (live, work,
 # drive, eat), and verbs whose object changes their meaning
 _NOT_FRAMES = frozenset(
-    "live work drive eat move stay study be come make take want need use try plan hope think "
+    "live work drive move stay study be come make take want need use try plan hope think "
     "know feel look see say tell find seem become start begin give put keep let spend wish "
     "believe hate dislike detest loathe".split()
 )
@@ -111,6 +116,8 @@ def frame(text: str) -> Frame | None:
     elif verb in _GO and i + 1 < len(toks) and toks[i + 1].endswith("ing") and len(toks[i + 1]) > 5:
         verb, family = lemma(toks[i + 1]), None  # "I go ice fishing": ice fishing is its own
         return Frame(verb=verb, objects=_with_kinds([toks[i]]))
+    elif family == "like" and i < len(toks) and toks[i] in _LIKE_GERUNDS:
+        i += 1
     elif family == "like" and i < len(toks) and toks[i].endswith("ing") and len(toks[i]) > 5:
         verb, family = lemma(toks[i]), None  # "I love fishing"
         i += 1

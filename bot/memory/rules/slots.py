@@ -40,6 +40,7 @@ __all__ = [
     "find_slots",
     "is_profession",
     "is_wish",
+    "same_profession",
     "same_value",
     "sentences",
     "slot_value",
@@ -323,6 +324,9 @@ _GENDER_VALUES: tuple[tuple[str, str], ...] = (
 _JOB_VALUES: tuple[tuple[str, str], ...] = (
     (r"^(?:none|unemployed|jobless|between jobs|out of work|job hunting|job searching|job|work|"
      r"employment|laid off|fired|let go|made redundant)$", "none"),
+    # the work said as a verb is its profession: "I teach at a high school"
+    (r"^(?:teach|teaching)$", "teacher"),
+    (r"^nursing$", "nurse"),
 )
 # Diets as compared: "veggie", "vegetarian" and "I do not eat meat" are one diet.
 _DIET_VALUES: tuple[tuple[str, str], ...] = (
@@ -422,7 +426,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
-            (rf"{S}{A}teach (?:[a-z0-9]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
+            (rf"{S}{A}(?:teach|have taught|have been teaching|am teaching) (?:[a-z0-9]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
              rf"kindergarten|preschool|grade|college|university|classes)\b", "teacher"),
             (rf"{S}{A}teach(?: now| full time| part time| for a living)?(?=$|[,.!])", "teacher"),
             (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
@@ -714,7 +718,7 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[^,;]+)",
             r"(?P<value>[a-z][a-z ]*?)(?: is| are|,) (?:(?:probably|definitely|easily|still|hands down|"
             r"by far|honestly|really|absolutely|totally|always|just|for sure|without a doubt) )*my "
-            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>thing to (?:eat|drink)|[a-z]+(?: [a-z]+)?)"
+            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|[a-z]+(?: [a-z]+)?)"
             r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
         ),
     ),
@@ -770,7 +774,7 @@ _CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor
 _CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style)s?$")
 _VAGUE_CATEGORIES = frozenset({"thing", "one", "part", "stuff", "activity to do", "thing to do"})
 # "my favorite thing to eat" is the food slot
-_CATEGORY_NAMES = {"thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
+_CATEGORY_NAMES = {"time of year": "season", "time of the year": "season", "thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
                    "thing to drink": "drink", "beverage": "drink"}
 
 
@@ -1084,6 +1088,31 @@ def same_value(slot: str, a: str | None, b: str | None) -> bool | None:
     # a typo is not a new value: "detriot" / "detroit", "london" / "londn"
     small, large = sorted((words_a, words_b), key=len)
     return all(any(is_typo_of(word, other) for other in large) for word in small)
+
+
+_JOB_SYNONYMS = {"rn": "nurse", "lpn": "nurse", "cna": "nurse", "doc": "doctor", "physician": "doctor",
+                 "dev": "developer", "programmer": "developer", "coder": "developer", "cop": "officer"}
+
+
+def same_profession(a: str | None, b: str | None) -> bool:
+    """Whether two job values name one profession by their head noun: "pediatric nurse" and
+    "an rn at a nursing home" are a nurse either way. Weaker than `same_value`: the same job
+    said with other detail is a refinement to ask about (Keep both), never a duplicate that is
+    not stored (its detail would be lost)."""
+    if a is None or b is None:
+        return False
+    head = _job_head(canonical_value("job", a))
+    return head is not None and head == _job_head(canonical_value("job", b))
+
+
+def _job_head(value: str) -> str | None:
+    """The profession a job value names, by its head noun ("pediatric nurse", "an rn at a nursing
+    home" -> "nurse"), or None when the value names no profession (a workplace, "retired")."""
+    phrase = _NP_BOUNDARY.sub("", _LEADING_ARTICLES.sub("", value)).strip()
+    if not phrase or not is_profession(phrase):
+        return None
+    head = lemma(phrase.split()[-1])
+    return _JOB_SYNONYMS.get(head, head)
 
 
 def is_typo_of(a: str, b: str) -> bool:

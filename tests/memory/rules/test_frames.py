@@ -67,3 +67,22 @@ def test_the_same_thing_again_is_asked_with_keep_both(old: str, new: str) -> Non
 def test_two_things_are_left_alone(old: str, new: str) -> None:
     assert not same_thing(new, old)
     assert not assess(new, [Fact(id=1, text=old, slot=detect_slot(old))]).nominations
+
+
+CONSUMED = [
+    ("i like a cold lager after work.", "i drink cheap lager."),  # drinking it is liking it
+    ("i could eat ramen every day.", "i love ramen."),
+    ("I like trying local ciders.", "i drink cider in the summer."),
+    ("i have a son who is in second grade.", "i have a son."),  # less said of the same child
+]
+
+
+@pytest.mark.parametrize(("old", "new"), CONSUMED)
+def test_eating_drinking_and_liking_one_thing_is_that_thing_again(old: str, new: str) -> None:
+    assert same_thing(new, old)
+    result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old))])
+    assert result.duplicate_of is not None or [n.verdict for n in result.nominations] == [VERDICT_SAME]
+
+
+def test_eating_a_fish_is_not_fishing() -> None:
+    assert not same_thing("I like to fish.", "I eat fish on Fridays.")

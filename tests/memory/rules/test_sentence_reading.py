@@ -449,3 +449,40 @@ def test_an_age_only_the_vectors_name_is_compared_by_its_number() -> None:
 
     assert said("Age 30.") == CHANGE
     assert said("I'm 33.") == SAME
+
+
+# Read from the fourth held-out set's misses once it was measured (heldout4, then tuning); new
+# sentences.
+FIFTH_PAIRS = [
+    # one profession with other detail is a refinement: Keep both
+    ("i'm a paediatric nurse.", "i'm an rn at a care home.", VERDICT_SAME),
+    ("I'm a maths teacher.", "i teach at a high school", VERDICT_SAME),
+    ("I'm a nurse.", "I'm a dentist.", VERDICT_CHANGE),
+    ("winter is my favorite time of year.", "winter is my favourite season.", VERDICT_SAME),
+    ("I've taught primary school for 20 years.", "i tend bar at a pub downtown.", VERDICT_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), FIFTH_PAIRS)
+def test_refinements_and_changes_of_persona_lines(old: str, new: str, expected: str) -> None:
+    result = verdict(old, new)
+    if expected == VERDICT_SAME and result.duplicate_of is not None:
+        return
+    assert result.nominations, result
+    assert result.nominations[0].verdict == expected, result
+
+
+def test_a_value_that_names_more_is_stored_and_asked_never_dropped_as_a_duplicate() -> None:
+    """"i am a bank teller" after "i work at a bank" says more (teller): taken for a duplicate it
+    would not be stored, and the person's words would be lost. It is asked about, Keep both."""
+    result = verdict("i work at a bank.", "i am a bank teller.")
+    assert result.duplicate_of is None
+    assert [n.verdict for n in result.nominations] == [VERDICT_SAME]
+    # the same value in other words is still not stored twice
+    assert verdict("I live in Berlin", "Berlin is where I live").duplicate_of == 1
+
+
+def test_one_more_said_as_one_more_is_not_a_recount() -> None:
+    assert not verdict("i have a wife and two boys.", "i also have a baby boy.").nominations
+    recount = verdict("I have two boys.", "I have three boys.")
+    assert recount.nominations and recount.nominations[0].verdict == VERDICT_CHANGE
