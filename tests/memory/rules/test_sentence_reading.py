@@ -299,24 +299,12 @@ THIRD_READ = [
 ]
 
 
-@pytest.mark.parametrize(("text", "slot", "value"), THIRD_READ)
-def test_values_are_read_where_they_stand(text: str, slot: str, value: str | None) -> None:
-    assert detect_slot(text) == slot, find_slots(text)
-    if value is not None:
-        assert slot_value(text, slot) == value
-
-
 THIRD_NOT_READ = [
     ("i have 3 years of experience in sales.", "age"),
     ("My mum's email is jan@family.example.", "email"),
     ("I have a job interview on Monday.", "job"),
     ("My sister is a web dev.", "job"),
 ]
-
-
-@pytest.mark.parametrize(("text", "slot"), THIRD_NOT_READ)
-def test_and_where_they_do_not(text: str, slot: str) -> None:
-    assert slot not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
 
 
 THIRD_PAIRS = [
@@ -329,15 +317,6 @@ THIRD_PAIRS = [
     ("I'm unemployed.", "Got a new job!", VERDICT_CHANGE),
     ("I drive a Mazda.", "i cannot afford a car right now", VERDICT_CHANGE),
 ]
-
-
-@pytest.mark.parametrize(("old", "new", "expected"), THIRD_PAIRS)
-def test_values_read_where_they_stand_set_the_verdict(old: str, new: str, expected: str) -> None:
-    result = verdict(old, new)
-    if expected == VERDICT_SAME and result.duplicate_of is not None:
-        return
-    assert result.nominations, result
-    assert result.nominations[0].verdict == expected, result
 
 
 # Read from the third held-out set's misses once it was measured (heldout3, then tuning); new
@@ -370,13 +349,6 @@ FOURTH_READ = [
 ]
 
 
-@pytest.mark.parametrize(("text", "slot", "value"), FOURTH_READ)
-def test_the_value_is_read_in_persona_phrasings(text: str, slot: str, value: str | None) -> None:
-    assert detect_slot(text) == slot, find_slots(text)
-    if value is not None:
-        assert slot_value(text, slot) == value
-
-
 FOURTH_NOT_READ = [
     ("Favorite color? Blue.", "job"),  # "color" ends like an agent noun, and is none
     ("My favorite flavor is mint.", "job"),
@@ -387,11 +359,6 @@ FOURTH_NOT_READ = [
 ]
 
 
-@pytest.mark.parametrize(("text", "slot"), FOURTH_NOT_READ)
-def test_and_the_topics_they_are_not(text: str, slot: str) -> None:
-    assert slot not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
-
-
 FOURTH_PAIRS = [
     ("I drive a Ford Focus.", "i drive a semi across the midwest.", None),  # a job, not a car
     ("i'm a barista.", "i drive a semi across the midwest.", VERDICT_CHANGE),
@@ -399,16 +366,6 @@ FOURTH_PAIRS = [
     ("Lasagna is hands down my favorite food.", "curry is my favorite thing to eat", VERDICT_CHANGE),
     ("I'm vegetarian.", "i dont eat meat but i eat seafood", VERDICT_CHANGE),
 ]
-
-
-@pytest.mark.parametrize(("old", "new", "expected"), FOURTH_PAIRS)
-def test_persona_phrasings_set_the_verdict(old: str, new: str, expected: str | None) -> None:
-    result = verdict(old, new)
-    if expected is None:
-        assert result == Assessment(duplicate_of=None, nominations=()), result
-        return
-    assert result.nominations, result
-    assert result.nominations[0].verdict == expected, result
 
 
 # Found by the conversation stories of this pass (tests/support/stories.py): changes told the
@@ -424,17 +381,6 @@ TOLD_IN_CHAT = [
     ("turned 41 on Sunday", "age", "41"),
     ("Just started at the council offices", "job", "council offices"),
 ]
-
-
-@pytest.mark.parametrize(("text", "slot", "value"), TOLD_IN_CHAT)
-def test_changes_told_in_chat_name_their_topic(text: str, slot: str, value: str) -> None:
-    assert detect_slot(text) == slot, find_slots(text)
-    assert slot_value(text, slot) == value
-
-
-@pytest.mark.parametrize("text", ["new number: 555 9999", "i started at a new school this fall."])
-def test_and_are_no_job(text: str) -> None:
-    assert "job" not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
 
 
 def test_an_age_only_the_vectors_name_is_compared_by_its_number() -> None:
@@ -463,15 +409,6 @@ FIFTH_PAIRS = [
 ]
 
 
-@pytest.mark.parametrize(("old", "new", "expected"), FIFTH_PAIRS)
-def test_refinements_and_changes_of_persona_lines(old: str, new: str, expected: str) -> None:
-    result = verdict(old, new)
-    if expected == VERDICT_SAME and result.duplicate_of is not None:
-        return
-    assert result.nominations, result
-    assert result.nominations[0].verdict == expected, result
-
-
 def test_a_value_that_names_more_is_stored_and_asked_never_dropped_as_a_duplicate() -> None:
     """"i am a bank teller" after "i work at a bank" says more (teller): taken for a duplicate it
     would not be stored, and the person's words would be lost. It is asked about, Keep both."""
@@ -486,3 +423,37 @@ def test_one_more_said_as_one_more_is_not_a_recount() -> None:
     assert not verdict("i have a wife and two boys.", "i also have a baby boy.").nominations
     recount = verdict("I have two boys.", "I have three boys.")
     assert recount.nominations and recount.nominations[0].verdict == VERDICT_CHANGE
+
+
+# The tables of the third pass, read by one test each: a text names its topic and value, a text
+# is not that topic, a pair gets its verdict (None: nothing asked).
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + [
+    ("new number: 555 9999", "job"),
+    ("i started at a new school this fall.", "job"),
+]
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
+def test_values_are_read_where_they_stand(text: str, slot: str, value: str | None) -> None:
+    assert detect_slot(text) == slot, find_slots(text)
+    if value is not None:
+        assert slot_value(text, slot) == value
+
+
+@pytest.mark.parametrize(("text", "slot"), LATER_NOT_READ)
+def test_and_where_they_do_not(text: str, slot: str) -> None:
+    assert slot not in {m.slot for m in find_slots(text) if not m.hint}, find_slots(text)
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), LATER_PAIRS)
+def test_values_read_where_they_stand_set_the_verdict(old: str, new: str, expected: str | None) -> None:
+    result = verdict(old, new)
+    if expected is None:
+        assert result == Assessment(duplicate_of=None, nominations=()), result
+        return
+    if expected == VERDICT_SAME and result.duplicate_of is not None:
+        return  # the same value in other words: not stored twice
+    assert result.nominations, result
+    assert result.nominations[0].verdict == expected, result
