@@ -36,6 +36,8 @@ from bot.storage.models import Source, utcnow
 GROUP_WITHOUT_MODEL = ("In a group I only answer with the language model, which isn't available right "
                        "now; ask me in a private chat, where I answer from what you told me.")
 NO_MODEL = "(The language model isn't available right now, so I can only answer from what I remember.)"
+# with no model configured at all "right now" would promise one: say what is so
+NO_KEY_NOTE = "(No language model is connected, so I answer from what I remember.)"
 SLOW_NOTE = (
     "(This is a quick answer from what I remember, because the language model is slow right now. "
     "I'll replace it with the model's answer if that comes.)"
@@ -68,6 +70,8 @@ def fallback_note(reason: str) -> str:
         return SLOW_NOTE
     if reason == "slow_follow":  # ... or followed, where there was no message to replace
         return SLOW_FOLLOW_NOTE
+    if reason == "no_key":
+        return NO_KEY_NOTE
     return NO_MODEL
 
 

@@ -72,7 +72,7 @@ async def test_chat_without_a_key_answers_from_memory(tmp_path):
     code, out, err = await chat(tmp_path, ["remember: I live in Lisbon", "do I live in Lisbon?"])
     assert code == 0, err
     assert "Here is what I remember about that:" in out and "• I live in Lisbon" in out
-    assert "isn't available" in out
+    assert "No language model is connected" in out
     assert "Traceback" not in out + err
 
 

@@ -41,7 +41,7 @@ def test_rate_limited_text(wait, shown):
     [
         ("budget", "budget is used up"),
         ("timeout", "too slow"),
-        ("no_key", "isn't available"),
+        ("no_key", "No language model is connected"),  # none configured: no "right now"
         ("rate_limited", "isn't available"),
         ("overloaded", "isn't available"),
         ("error", "isn't available"),
