@@ -253,6 +253,7 @@ _USED_TO = re.compile(r"\bused to\b")
 _RELATION_WORDS = frozenset(
     "in on at to from for with without by of about into onto over under near between".split()
 )
+_COORDINATED = re.compile(r"\b(?:and|&|plus|as well as)\b|,")
 _ADDING = re.compile(r"\b(?:also|another|as well|too|one more|more)\b")
 # Past-tense auxiliaries: "I had a dog" is not a restatement of "I have a dog".
 _PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
@@ -697,7 +698,10 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         and _stated_slots(new) == _stated_slots(prev)
     ):
         # the same pet, food or pastime with less said about it is that thing again
-        if not new.slots and not prev.slots and same_thing(new_text, old.text):
+        # (not when the old fact named two things: "I have a dog" after "I have a dog and a cat"
+        # may mean the cat is gone, so that stays unclear)
+        if (not new.slots and not prev.slots and not _COORDINATED.search(old.text.lower())
+                and same_thing(new_text, old.text)):
             return RULE_SAME_THING, VERDICT_SAME
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:

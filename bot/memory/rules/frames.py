@@ -60,7 +60,7 @@ _CATEGORIES = frozenset(
 _NOT_FRAMES = frozenset(
     "live work drive move stay study be come make take want need use try plan hope think "
     "know feel look see say tell find seem become start begin give put keep let spend wish "
-    "believe hate dislike detest loathe".split()
+    "believe hate dislike detest loathe visit meet travel fly attend".split()
 )
 _HAVE_LIKE = frozenset({"like", "have"})
 # kinds of pet by their breed: "a beagle" is a dog, as "two dogs" are
@@ -103,6 +103,9 @@ def frame(text: str) -> Frame | None:
         return None
     verb = lemma(toks[i])
     i += 1
+    if verb == "have" and i < len(toks) and _participle(toks[i]):
+        verb = lemma(toks[i])  # "I have visited ...": an auxiliary, the participle is the verb
+        i += 1
     family = _FAMILIES.get(verb)
     if family == "like" and i < len(toks) and toks[i] == "to":
         i += 1  # "I like to fish": the activity is the frame
@@ -146,6 +149,19 @@ def _with_kinds(objects: list[str]) -> frozenset[str]:
     return words | {_KINDS[w] for w in words if w in _KINDS}
 
 
+_PARTICIPLES = frozenset(
+    "been done gone seen had made taken given known lost won met read run grown kept left felt "
+    "taught bought brought thought caught heard held found built spent sold told written driven "
+    "ridden eaten drunk flown sung swum begun become come".split()
+)
+
+
+def _participle(tok: str) -> bool:
+    """A past participle after "have" ("I have visited", "we've lived"): then "have" only forms
+    the tense. "got" stays possession ("I have got a dog")."""
+    return tok in _PARTICIPLES or (tok.endswith("ed") and len(tok) > 4)
+
+
 def _is_number(tok: str) -> bool:
     return tok[0].isdigit() or bool(numbers(tok))
 
@@ -158,6 +174,9 @@ def same_thing(new_text: str, old_text: str) -> bool:
     a, b = frame(new_text), frame(old_text)
     if a is None or b is None or a.verb != b.verb:
         return False
+    nums_a, nums_b = numbers(new_text), numbers(old_text)
+    if nums_a and nums_b and nums_a != nums_b:
+        return False  # "museum number 1" / "museum number 0": two things (a count is compared elsewhere)
     if (a.objects & b.objects) - _CATEGORIES:
         return True
     return a.verb not in _HAVE_LIKE and not a.objects and not b.objects
