@@ -151,7 +151,8 @@ class MemoryAnswers:
                 buttons=out.buttons,
             )
         await self.log.log(turn, "assistant", out.text, None)
-        record = {"at": utcnow().isoformat(), "mode": "group" if turn.is_group else "memory_only",
+        mode = "group" if turn.is_group else "no_model" if reason == "no_key" else "memory_only"
+        record = {"at": utcnow().isoformat(), "mode": mode,
                   "recall": recall_mode, "memories": memories, "episodes": [], "procedures": []}
         await self.why.store(turn.owner_id, record)
         return out

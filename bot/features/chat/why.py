@@ -29,6 +29,8 @@ PART_ORDER = ("relevance", "importance", "confidence", "recency", "frequency", "
 MODE_NOTES = {
     "group": "My last answer was in a group chat, where I never use your memories.",
     "memory_only": "The model was not available, so I answered from memory alone",
+    # none configured: "not available" would suggest it might come back
+    "no_model": "No language model is connected, so I answered from memory alone",
     "rate_limited": "",
 }
 RECALL_NOTES = {  # how an answer from memory alone searched: the same recall the model's context uses
@@ -76,7 +78,7 @@ def render_why(
     lines: list[str] = []
     if MODE_NOTES.get(mode):
         note = MODE_NOTES[mode]
-        if mode == "memory_only":
+        if mode in ("memory_only", "no_model"):
             note += RECALL_NOTES.get(str(record.get("recall", "")), ".")
         lines.append(note)
     if not memories:

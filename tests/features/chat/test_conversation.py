@@ -245,7 +245,7 @@ async def test_without_a_key_it_answers_from_memory(db_backend, anthropic_standi
         assert "No language model is connected" in out.text  # none configured: no "right now"
         assert anthropic_standin.requests == []
         why = only(await kit.say("/why"))
-        assert "answered from memory alone" in why.text and "I live in Lisbon" in why.text
+        assert "No language model is connected, so I answered from memory alone" in why.text and "I live in Lisbon" in why.text
     finally:
         await close_kit(kit)
 
