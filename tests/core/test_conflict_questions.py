@@ -157,3 +157,23 @@ async def test_the_same_thing_said_again_is_asked_with_keep_both(core, old: str,
                                                token=token, message_id="q1"))
     assert kept, "Keep both answered nothing"
     assert {old, new} <= await current_texts(core)
+
+
+async def test_after_undoing_an_answer_undo_takes_back_the_save_that_asked(core) -> None:
+    """Walked in the terminal: save, a question, "Replace older (deletes it)", Undo of that
+    answer, then /undo. The older fact is exactly as the save left it (the deletion was undone),
+    so the save can be undone; /undo used to refuse, saying the older fact "was changed back by
+    another undo since", and set aside every save before it too."""
+    only(await core.handle_message(msg("remember: I have a cat named Miso")))
+    question = (await core.handle_message(msg("remember: i have an old tabby cat")))[-1]
+    token = next(b.token for b in question.all_buttons if b.label.startswith("Replace older"))
+    done = only(await core.handle_press(ButtonPress(platform="console", chat_id="u1", user_id="u1",
+                                                    token=token, message_id="q1")))
+    undo_token = next(b.token for b in done.all_buttons if b.label == "Undo")
+    await core.handle_press(ButtonPress(platform="console", chat_id="u1", user_id="u1", token=undo_token,
+                                        message_id="q2"))
+    undone = (await core.handle_message(msg("/undo")))[0]
+    assert undone.text.startswith("Undone saving “i have an old tabby cat”"), undone.text
+    assert await current_texts(core) == {"I have a cat named Miso"}
+    again = (await core.handle_message(msg("/undo")))[0]
+    assert again.text.startswith("Undone saving “I have a cat named Miso”"), again.text

@@ -103,6 +103,26 @@ def _changed_since(s: Session, m: Memory, ev: MemoryEvent, reworded: bool) -> st
     return f"it {words} since" + ("" if m.deleted_at is not None else f" and now reads {quoted(m.text)}")
 
 
+def _as_left(s: Session, m: Memory, ev: MemoryEvent, after: dict[str, Any]) -> bool:
+    """Whether the memory is as the event left it though its version moved on, because every
+    change since was itself undone ("Replace older", then its Undo, then /undo of the save that
+    asked). A change since that still stands (an edit, a tidy-up's merge) keeps the undo refused."""
+    now = snapshot(m)
+    if any(now.get(k) != v for k, v in after.items() if k != "version" and k in now):
+        return False
+    for kind, action_id in s.exec(
+        select(MemoryEvent.kind, MemoryEvent.action_id).where(
+            MemoryEvent.memory_id == m.id, MemoryEvent.id > (ev.id or 0)  # type: ignore[operator]
+        )
+    ):
+        if kind == EventKind.UNDONE.value:
+            continue
+        later = s.get(Action, action_id) if action_id is not None else None
+        if later is None or later.undone_at is None:
+            return False
+    return True
+
+
 def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
     if action_id is None:
         action = _latest(s, owner_id)
@@ -141,7 +161,7 @@ def undo(s: Session, owner_id: int, action_id: str | None = None) -> Undone:
             return Undone(False, f"Too late to undo {what}: its text is already erased for good. I've set it "
                           f"aside.{_then(s, owner_id)}", action.kind, set_aside=True)
         after = json.loads(ev.after_json) if ev.after_json else None
-        if after is not None and after.get("version") != m.version:
+        if after is not None and after.get("version") != m.version and not _as_left(s, m, ev, after):
             reworded = m.id in named and after.get("text") not in (None, m.text)
             return set_aside(_changed_since(s, m, ev, reworded))
         rows.append((ev, m))
