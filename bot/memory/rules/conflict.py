@@ -254,7 +254,7 @@ _RELATION_WORDS = frozenset(
     "in on at to from for with without by of about into onto over under near between".split()
 )
 _COORDINATED = re.compile(r"\b(?:and|&|plus|as well as)\b|,")
-_ADDING = re.compile(r"\b(?:also|another|as well|too|one more|more)\b")
+_ADDING = re.compile(r"\b(?:also|another|as well|too|one more)\b")
 # Past-tense auxiliaries: "I had a dog" is not a restatement of "I have a dog".
 _PAST = re.compile(r"\b(?:was|were|had|did|used to|formerly|once was)\b")
 
@@ -700,13 +700,15 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         # the same pet, food or pastime with less said about it is that thing again
         # (not when the old fact named two things: "I have a dog" after "I have a dog and a cat"
         # may mean the cat is gone, so that stays unclear)
-        if (not new.slots and not prev.slots and not _COORDINATED.search(old.text.lower())
-                and same_thing(new_text, old.text)):
+        if (not new.slots and not prev.slots and new.negated == prev.negated
+                and not _COORDINATED.search(old.text.lower()) and same_thing(new_text, old.text)):
             return RULE_SAME_THING, VERDICT_SAME
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:
         return RULE_SAME_SLOT, VERDICT_UNCLEAR
     if not new.slots and not prev.slots and same_thing(new_text, old.text):
+        if new.negated != prev.negated:  # "I have no more cats" after "I have two cats"
+            return RULE_EXPLICIT, VERDICT_CHANGE
         return RULE_SAME_THING, VERDICT_SAME  # the same pet, food or pastime said again
     return None
 

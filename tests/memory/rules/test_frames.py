@@ -101,3 +101,14 @@ def test_less_said_after_two_things_stays_unclear() -> None:
     """"I have a dog" after "I have a dog and a cat" may mean the cat is gone: no recommendation."""
     result = assess("I have a dog", [Fact(id=1, text="I have a dog and a cat", slot=None)])
     assert [n.verdict for n in result.nominations] == ["unclear"]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I have two cats.", "I have no more cats."),
+    ("I love sushi.", "I don't like sushi any more."),
+])
+def test_the_same_thing_denied_is_a_change_never_keep_both(old: str, new: str) -> None:
+    """Found reading the change: the frame carries no polarity, so "no more cats" after "two
+    cats" was asked with Keep both recommended."""
+    result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old))])
+    assert [n.verdict for n in result.nominations] == ["change"], result
