@@ -33,7 +33,13 @@ has many more duplicate pairs), never used for tuning. Its pairs go to
 conflict_pairs_invented_heldout5.jsonl, with slot_change job-weighted (JOB_SHARE) as in heldout4.
 Adding it leaves the other pair files byte-identical.
 
-    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout5 pair files (seeded)
+A sixth and a seventh, H97-H120 ("heldout6") and H121-H144 ("heldout7"), live in
+bench/data/invented_facts_heldout6.jsonl and invented_facts_heldout7.jsonl: written blind to the
+rules on 2026-12-03 by two writers who had read neither the rules nor any other data file,
+duplicate-heavy and job-weighted as heldout5. Adding them left every other pair file
+byte-identical.
+
+    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout7 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ FACTS = "invented_facts.jsonl"
 FACTS_HELDOUT3 = "invented_facts_heldout3.jsonl"
 FACTS_HELDOUT4 = "invented_facts_heldout4.jsonl"
 FACTS_HELDOUT5 = "invented_facts_heldout5.jsonl"
+FACTS_HELDOUT6 = "invented_facts_heldout6.jsonl"
+FACTS_HELDOUT7 = "invented_facts_heldout7.jsonl"
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -66,10 +74,14 @@ SIZES = {
                  "multi_value": 120},
     "heldout5": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
                  "multi_value": 120},
+    "heldout6": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
+                 "multi_value": 120},
+    "heldout7": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
+                 "multi_value": 120},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
-JOB_SHARE = {"heldout4": 0.4, "heldout5": 0.4}
+JOB_SHARE = {"heldout4": 0.4, "heldout5": 0.4, "heldout6": 0.4, "heldout7": 0.4}
 SEED = 15
 
 
@@ -148,7 +160,8 @@ def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
 
 def main() -> int:
     facts = (load_facts() + load_facts(data_file(FACTS_HELDOUT3))
-             + load_facts(data_file(FACTS_HELDOUT4)) + load_facts(data_file(FACTS_HELDOUT5)))
+             + load_facts(data_file(FACTS_HELDOUT4)) + load_facts(data_file(FACTS_HELDOUT5))
+             + load_facts(data_file(FACTS_HELDOUT6)) + load_facts(data_file(FACTS_HELDOUT7)))
     for split in SIZES:
         path = data_file(f"conflict_pairs_invented_{split}.jsonl")
         pairs = build(facts, split)
