@@ -26,7 +26,7 @@ _pg_state: dict[str, object] = {}
 # folders whose tests are end to end as a whole (real client libraries or bot processes)
 E2E_FOLDERS = ("adapters",)
 # modules that load the embedding model or run a benchmark command
-SLOW_MODULES = {"test_embeddings", "test_semantic_save", "test_change_conversations_minilm", "test_bench_cost", "test_bench_latency", "test_bench_retrieval"}
+SLOW_MODULES = {"test_embeddings", "test_semantic_save", "test_pair_vectors", "test_change_conversations_minilm", "test_bench_cost", "test_bench_latency", "test_bench_retrieval"}
 # modules that start bot processes
 E2E_MODULES = {"test_crash_safety", "test_postgres_multiprocess", "test_conversation_cli", "test_cross_platform",
                "test_browser"}

@@ -155,6 +155,7 @@ class MemoryService:
         text = saving.clean_fact(text)
         vector = await self.semantic.embed_one(text)
         cosines = await self.semantic.neighbours(owner_id, vector) if vector is not None else {}
+        same = self.semantic.same_fact(owner_id, vector, list(cosines))
         new = saving.NewFact(
             source=source, confidence=confidence, source_ref=source_ref, created_at=created_at,
             embedding=self.semantic.pack(vector), actor=actor, importance=importance,
@@ -164,6 +165,7 @@ class MemoryService:
         out = await self._tx(
             saving.remember, owner_id, text, self.db.dialect, cosines, new, defaults=self.defaults,
             review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=vector_slot(vector),
+            same=same,
         )
         if isinstance(out, saving.AskJudge):
             assert judge is not None

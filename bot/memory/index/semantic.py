@@ -22,6 +22,7 @@ from bot.storage.db import Database
 from bot.memory.embeddings.encoder import pack_vector, unpack_vector
 from bot.storage.models import Memory
 from bot.memory.index.vectors import VectorIndex
+from bot.memory.rules.pair_vectors import same_fact
 from bot.memory.rules.slot_vectors import vector_slot
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,18 @@ class SemanticIndex:
         the first three that are still current or unsure)."""
         hits = await self.search(owner_id, vector, NEIGHBOUR_POOL)
         return {mid: cos for mid, cos in hits if cos >= NEIGHBOUR_MIN_COSINE}
+
+    def same_fact(self, owner_id: int, vector: np.ndarray | None, ids: list[int]) -> dict[int, float]:
+        """For each listed memory (the new fact's neighbours, already loaded), how sure the
+        vectors are that it says the same as `vector` (bot/memory/rules/pair_vectors.py); {}
+        without vectors or weights."""
+        if vector is None or not ids or self.index is None:
+            return {}
+        found, olds = self.index.vectors(owner_id, ids)
+        unit = np.asarray(vector, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(unit))
+        probs = same_fact(unit / norm if norm else unit, olds) if found else None
+        return {} if probs is None else {mid: float(p) for mid, p in zip(found, probs)}
 
     def added(self, owner_id: int, memory_id: int, vector: np.ndarray | None) -> None:
         if vector is not None and self.index is not None:

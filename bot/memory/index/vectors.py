@@ -127,6 +127,10 @@ class OwnerVectors:
         sims = self._mat[[r for _, r in rows]] @ query
         return {mid: float(s) for (mid, _), s in zip(rows, sims)}
 
+    def vectors(self, ids: Iterable[int]) -> tuple[list[int], np.ndarray]:
+        rows = [(mid, self._row[mid]) for mid in ids if mid in self._row]
+        return [mid for mid, _ in rows], self._mat[[r for _, r in rows]].copy()
+
     @property
     def nbytes(self) -> int:
         return int(self._mat.nbytes + self._ids.nbytes)
@@ -258,6 +262,14 @@ class VectorIndex:
         with self._lock:
             owner = self._owners.get(owner_id)
             return owner.similarities(q, ids) if owner is not None else {}
+
+    def vectors(self, owner_id: int, ids: Iterable[int]) -> tuple[list[int], np.ndarray]:
+        """The unit vectors of the listed memories that have one, in order, with their ids."""
+        with self._lock:
+            owner = self._owners.get(owner_id)
+            if owner is None:
+                return [], np.zeros((0, self.dim), dtype=np.float32)
+            return owner.vectors(ids)
 
     def count(self, owner_id: int) -> int:
         with self._lock:

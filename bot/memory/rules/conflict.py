@@ -21,6 +21,9 @@ The outcome table of docs/ARCHITECTURE.md section 4, in the order the rules are 
 | `same_slot`       | same single-value slot, no change wording: unclear, so ask                 |
 | `same_thing`      | has, likes or does the same thing again ("I have a cat named Whiskers" vs  |
 |                   | "I have an old tabby cat"; bot/memory/rules/frames.py): Keep both          |
+| `same_meaning`    | none of the above, but the two facts' vectors say the same thing ("i cant  |
+|                   | function without coffee" vs "I drink coffee all day"; pair_vectors.py):    |
+|                   | Keep both (only with embeddings, only for vector neighbours)              |
 | (nothing)         | new or unrelated ("I visited Paris" vs "I live in London")                 |
 
 A near duplicate (cosine >= 0.92, or Jaccard >= 0.6 over keywords with >= 3 shared, or the
@@ -44,7 +47,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import kinds, same_thing
+from bot.memory.rules.frames import kind_words, same_thing
+from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
     NUMERIC_SLOTS,
@@ -104,6 +108,7 @@ RULE_DETAILED = "more_detailed"
 RULE_LESS_DETAILED = "less_detailed"
 RULE_SAME_SLOT = "same_slot"
 RULE_SAME_THING = "same_thing"
+RULE_SAME_MEANING = "same_meaning"
 RULE_DUPLICATE = "duplicate"
 RULES: tuple[str, ...] = (
     RULE_EXPLICIT,
@@ -113,6 +118,7 @@ RULES: tuple[str, ...] = (
     RULE_LESS_DETAILED,
     RULE_SAME_SLOT,
     RULE_SAME_THING,
+    RULE_SAME_MEANING,
     RULE_DUPLICATE,
 )
 """Every rule name a Nomination (or the duplicate check) can carry, strongest first."""
@@ -466,13 +472,14 @@ def keywords(text: str) -> frozenset[str]:
     These are the content-word lemmas (no stop words, no generic words, no numbers: "3" would
     not find "three"), each with its irregular and British spellings ("child" also gives
     "children", "color" also "colour"), because a stemming search (FTS5 porter, PostgreSQL
-    english) relates regular forms ("dog"/"dogs", "hike"/"hiking") but not those; and the kind
-    a breed names ("a border collie" also gives "dog", bot/memory/rules/frames.py). Two texts
-    share a keyword exactly when their `content_words` overlap, or the new one's kinds meet the
-    old one's words (`is_candidate`).
+    english) relates regular forms ("dog"/"dogs", "hike"/"hiking") but not those; and the words
+    of the kind a breed or a kind names ("a border collie" also gives "dog", "beagle",
+    "poodle", ...: bot/memory/rules/frames.py). Two texts share a keyword exactly when their
+    `content_words` overlap, or the new one's kind words meet the old one's words
+    (`is_candidate`).
     """
     words = content_words(text)
-    out: set[str] = set(kinds(words))  # "a border collie" also finds "two dogs"
+    out: set[str] = set(kind_words(words))  # "a border collie" also finds "two dogs", "a pug"
     for word in words:
         out.add(word)
         out.update(_SPELLINGS.get(word, ()))
@@ -532,7 +539,7 @@ def is_candidate(new_text: str, old: Fact) -> bool:
     a chef" is stored as a job, so a new job fact finds it and "Call me Sasha" does not.)
     """
     new_words = _profile(new_text).content
-    if (new_words | kinds(new_words)) & _profile(old.text).content:
+    if (new_words | kind_words(new_words)) & _profile(old.text).content:
         return True
     slot = detect_slot(new_text)
     return slot is not None and slot == _stored_slot(old)
@@ -748,14 +755,18 @@ def assess(
     old: Sequence[Fact],
     cosines: Mapping[int, float] | None = None,
     new_slot: str | None = None,
+    same: Mapping[int, float] | None = None,
 ) -> Assessment:
     """Judge a new fact against candidate memories of the same person.
 
     `old` are the candidates the service found (current or unsure; historical ones are ignored,
     since they are already known to be outdated). `cosines` maps an old id to
     cosine(new, old) when embeddings exist; `new_slot`, the topic the new fact is about when its
-    words state none (the vectors' topic, bot/memory/rules/slot_vectors.py). If one of them is a
-    near duplicate, only that is
+    words state none (the vectors' topic, bot/memory/rules/slot_vectors.py); `same`, for the
+    vector neighbours, how sure the vectors are that the old fact says the same thing
+    (bot/memory/rules/pair_vectors.py): an old fact the rules leave alone is asked about with
+    Keep both recommended when that is at least the cross-validated threshold, both say it with
+    the same polarity and tense, and the new one has no change wording ("I gave up ..."). If one of them is a near duplicate, only that is
     returned (the best: highest score, then lowest id) and nothing is nominated; otherwise each
     old fact is nominated at most once, in the given order, with the rule that fired.
     """
@@ -776,8 +787,13 @@ def assess(
     if best is not None:
         return Assessment(duplicate_of=best[1], nominations=())
     nominations = []
+    cut = pair_threshold() if same else None
     for fact in live:
         found = _nominate(new_text, fact, new_slot)
+        if found is None and cut is not None and same is not None and same.get(fact.id, 0.0) >= cut:
+            prev = _profile(fact.text)
+            if prev.negated == new.negated and prev.past == new.past and not new.has_change:
+                found = RULE_SAME_MEANING, VERDICT_SAME  # said again in other words
         if found is not None:
             nominations.append(Nomination(old_id=fact.id, rule=found[0], verdict=found[1]))
     return Assessment(duplicate_of=None, nominations=tuple(nominations))

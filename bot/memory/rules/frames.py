@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.memory.rules.text import STOP_WORDS, content_words, lemma, normalise, numbers, tokens
+from bot.memory.rules.text import STOP_WORDS, content_words, is_typo_of, lemma, normalise, numbers, tokens
 
-__all__ = ["Frame", "frame", "kinds", "same_thing"]
+__all__ = ["Frame", "frame", "kind_words", "kinds", "same_thing"]
 
 # verbs that mean the same relation: owning, liking
 _FAMILIES = {
@@ -26,6 +26,8 @@ _FAMILIES = {
     # eating or drinking a thing is liking it ("i drink cheap beer" / "i like a cold beer");
     # a diet is a topic of its own and never reaches this (a stated topic is compared first)
     "eat": "like", "drink": "like",
+    # listening to a kind of music is liking it ("i listen to old jazz records" / "i love jazz")
+    "listen": "like",
 }
 # "I like trying local beers": the thing liked follows the gerund
 _LIKE_GERUNDS = frozenset("trying eating drinking having tasting cooking making".split())
@@ -107,7 +109,9 @@ def frame(text: str) -> Frame | None:
         verb = lemma(toks[i])  # "I have visited ...": an auxiliary, the participle is the verb
         i += 1
     family = _FAMILIES.get(verb)
-    if family == "like" and i < len(toks) and toks[i] == "to":
+    if verb == "listen" and i < len(toks) and toks[i] == "to":
+        i += 1  # "I listen to jazz": what follows is the thing liked
+    elif family == "like" and i < len(toks) and toks[i] == "to":
         i += 1  # "I like to fish": the activity is the frame
         if i >= len(toks):
             return None
@@ -139,14 +143,40 @@ def frame(text: str) -> Frame | None:
 
 
 def kinds(words: frozenset[str]) -> frozenset[str]:
-    """The kinds the words name by a breed ("collie" -> "dog"): what a search for related facts
-    should also look for, since "I own two dogs" never says "collie"."""
-    return frozenset(_KINDS[w] for w in words if w in _KINDS)
+    """The kinds the words name by a breed ("collie" -> "dog", and misspelt: "retreiver",
+    "sheperd"): what a search for related facts should also look for, since "I own two dogs"
+    never says "collie"."""
+    return frozenset(kind for w in words if (kind := _kind_of(w)) is not None)
+
+
+def kind_words(words: frozenset[str]) -> frozenset[str]:
+    """Every word that names a kind the words name, by breed or by the kind itself: "beagle"
+    and "dogs" both give "dog", "retriever", "poodle", ... Why: a search for facts about the
+    same pet must find "I have a golden retriever" from "i have an old beagle", which share no
+    word but the kind neither says."""
+    named = kinds(words) | (words & _KIND_NAMES)
+    return frozenset(w for kind in named for w in _BREEDS[kind]) | named if named else frozenset()
+
+
+@lru_cache(maxsize=4096)
+def _kind_of(word: str) -> str | None:
+    kind = _KINDS.get(word)
+    if kind is None and len(word) >= 6 and word.isalpha():
+        kind = next((_KINDS[breed] for breed in _LONG_BREEDS if is_typo_of(word, breed)), None)
+    return kind
+
+
+_BREEDS: dict[str, tuple[str, ...]] = {}
+for _breed, _kind in _KINDS.items():
+    _BREEDS.setdefault(_kind, ())
+    _BREEDS[_kind] += (_breed,)
+_KIND_NAMES = frozenset(_BREEDS)
+_LONG_BREEDS = tuple(breed for breed in _KINDS if len(breed) >= 6)
 
 
 def _with_kinds(objects: list[str]) -> frozenset[str]:
     words = content_words(" ".join(objects)) if objects else frozenset()
-    return words | {_KINDS[w] for w in words if w in _KINDS}
+    return words | kinds(words)
 
 
 _PARTICIPLES = frozenset(
@@ -179,4 +209,6 @@ def same_thing(new_text: str, old_text: str) -> bool:
         return False  # "museum number 1" / "museum number 0": two things (a count is compared elsewhere)
     if (a.objects & b.objects) - _CATEGORIES:
         return True
-    return a.verb not in _HAVE_LIKE and not a.objects and not b.objects
+    # one pastime, said once with what or where and once without: "i knit scarves in the
+    # winter" / "i love to knit" (not "have" or "like": "I have a dog" / "I have one")
+    return a.verb not in _HAVE_LIKE and (not a.objects or not b.objects)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.memory.rules.regex_gate import may_match, required_literals
-from bot.memory.rules.text import content_words, lemma, normalise, numbers
+from bot.memory.rules.text import content_words, is_typo_of, lemma, normalise, numbers
 
 __all__ = [
     "NUMERIC_SLOTS",
@@ -1113,32 +1113,6 @@ def _job_head(value: str) -> str | None:
         return None
     head = lemma(phrase.split()[-1])
     return _JOB_SYNONYMS.get(head, head)
-
-
-def is_typo_of(a: str, b: str) -> bool:
-    """Whether two words differ by one slip of the keyboard (one letter added, dropped, changed,
-    or two neighbours swapped), in words long enough (6+ letters, 7+ for a changed letter) that
-    such a slip does not make another common word. Why: people type fast in chat, and the same
-    city misspelt must not be offered as a move ("Mark older as past" would retire the true
-    fact)."""
-    if a == b:
-        return True
-    if max(len(a), len(b)) < 6 or abs(len(a) - len(b)) > 1 or not (a.isalpha() and b.isalpha()):
-        return False
-    if a[0] != b[0]:
-        return False  # a different first letter is rarely a slip, and often another name
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diff) == 1:
-            return len(a) >= 7  # one letter changed makes other words in shorter ones (banker)
-        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and (
-            a[diff[1]] == b[diff[0]]
-        )
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    i = 0
-    while i < len(short) and short[i] == long[i]:
-        i += 1
-    return short[i:] == long[i + 1 :]
 
 
 NUMERIC_SLOTS = frozenset({"age", "phone", "work_phone", "height", "weight", "address"})

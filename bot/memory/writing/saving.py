@@ -184,10 +184,12 @@ def gather(
     dedupe: bool = True,
     review: bool = True,
     vector_slot: str | None = None,
+    same: dict[int, float] | None = None,
 ) -> Gathered:
     """The related memories and the rules' verdict on them. `vector_slot` is the topic the new
     fact's vector names (bot/memory/rules/slot_vectors.py), used when its words state none: it is
-    stored as the memory's slot and lets the rules compare it with that topic's facts."""
+    stored as the memory's slot and lets the rules compare it with that topic's facts. `same`:
+    how sure the vectors are that a neighbour says the same thing (pair_vectors.py)."""
     slot = rules.detect_slot(text) or vector_slot
     if not dedupe and not review:
         return Gathered((), rules.Assessment(None, ()), slot)
@@ -195,7 +197,7 @@ def gather(
     rows = candidate_rows(s, owner_id, text, slot, dialect, list(cosines))
     facts = [rules.Fact(id=m.id, text=m.text, slot=m.slot, status=m.status) for m in rows]
     relevant = [f for f in facts if f.id in cosines or (slot and f.slot == slot) or rules.is_candidate(text, f)]
-    assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot)
+    assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot, same=same)
     if not dedupe:
         assessment = rules.Assessment(None, assessment.nominations)
     if not review:
@@ -252,6 +254,7 @@ def remember(
     dedupe: bool,
     judge_available: bool,
     vector_slot: str | None = None,
+    same: dict[int, float] | None = None,
 ) -> RememberResult | AskJudge:
     """Remember in one transaction: the person's preferences, the related memories and the
     rules, then the write; or, when the person's AI judge is to decide, the rules' findings
@@ -260,7 +263,8 @@ def remember(
     prefs = read_prefs(s, owner_id, defaults)
     if review is None:
         review = prefs.conflict_review
-    gathered = gather(s, owner_id, text, dialect, cosines, dedupe=dedupe, review=review, vector_slot=vector_slot)
+    gathered = gather(s, owner_id, text, dialect, cosines, dedupe=dedupe, review=review, vector_slot=vector_slot,
+                      same=same)
     if gathered.assessment.duplicate_of is not None:
         dup = get_memory(s, owner_id, gathered.assessment.duplicate_of)
         if dup is not None:

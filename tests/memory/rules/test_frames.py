@@ -19,7 +19,7 @@ FRAMES = [
     ("I love sushi.", Frame("like", frozenset({"sushi"}))),
     ("i like to go sailing in the summer", Frame("sail", frozenset())),
     ("I bowl twice a week.", Frame("bowl", frozenset())),
-    ("i listen to punk when i run", Frame("listen", frozenset({"punk"}))),
+    ("i listen to punk when i run", Frame("like", frozenset({"punk"}))),  # listening is liking
     ("My cat is called Miso.", None),
     ("I live in Leeds.", None),
 ]
@@ -38,6 +38,18 @@ SAME = [
     ("I collect stamps.", "i collect old stamps from france"),
     ("i own two dogs.", "we have a border collie named Jip."),  # a breed is a kind of pet
     ("i go ice fishing in january", "on weekends i go ice fishing with my uncle"),
+    # one pastime said once bare and once with what or where (written 2026-12-03)
+    ("i knit scarves in the winter", "i love to knit"),
+    ("I run every morning.", "I run marathons."),
+    ("I go fishing on Sundays.", "I go ice fishing in winter."),
+    ("i fish off the pier most mornings", "i go fly fishing"),
+    ("I like to bake.", "i bake sourdough every weekend"),
+    # listening to a music is liking it
+    ("i love jazz", "i listen to old jazz records"),
+    ("I listen to a lot of bluegrass.", "i love bluegrass, always have"),
+    # a breed is a dog, misspelt or not
+    ("i have a golden retreiver", "i have an old beagle"),
+    ("I have a german sheperd.", "we have two dogs"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
@@ -46,11 +58,10 @@ APART = [
     ("I love country music.", "I love rock music."),  # a category shared, values differ
     ("i listen to jazz", "i listen to metal"),
     ("I have a cat named Toast.", "I have a dog named Toast."),  # the same name, two pets
-    ("I run every morning.", "I run marathons."),  # a pastime and a thing done
     ("I work from home.", "I work on my car at weekends."),  # work is the job's topic
     ("My sister has a cat.", "I have a cat."),  # someone else's
     ("I have a cat.", "My cat is called Miso."),  # more about it, nothing to ask
-    ("I go fishing on Sundays.", "I go ice fishing in winter."),  # another pastime
+    ("I have a dog.", "I have one too."),  # "have" and "like" need their object
 ]
 
 

@@ -222,7 +222,7 @@ TYPOS = [
 
 @pytest.mark.parametrize(("a", "b", "typo"), TYPOS)
 def test_a_typo_is_one_slip_in_a_long_word(a: str, b: str, typo: bool) -> None:
-    from bot.memory.rules.slots import is_typo_of
+    from bot.memory.rules.text import is_typo_of
 
     assert is_typo_of(a, b) is typo
 
