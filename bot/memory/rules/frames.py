@@ -40,10 +40,11 @@ _SKIP = frozenset(
 # "go fishing", "went hiking": the activity is the gerund
 _GO = frozenset({"go", "goes", "went", "going", "gone"})
 # a clause ends at these: what follows is not the object ("named Biscuit" is a name, which
-# may differ for one and the same pet; "with my grandkids" is a circumstance)
+# may differ for one and the same pet; "with my grandkids", "on the long hauls", "all day long"
+# are circumstances)
 _OBJECT_END = frozenset(
     "and but because since so when while with every each times during after before than named "
-    "called who that which whose".split()
+    "called who that which whose on all".split()
 )
 # after an activity verb these start a circumstance, not an object: "I golf on my days off"
 _CIRCUMSTANCE = frozenset(
@@ -74,6 +75,10 @@ _KINDS = {
         "pomeranian weimaraner vizsla akita hound heeler".split(), "dog"),
     **dict.fromkeys("kitten kitty tabby siamese calico".split(), "cat"),
 }
+# children: a generic word covers the specific ones ("two kids" / "two daughters" are the same
+# children), but two specific ones are two children ("a son" / "a daughter")
+_CHILD_GENERIC = frozenset({"kid", "child", "children"})
+_CHILD_SPECIFIC = frozenset({"son", "daughter", "boy", "girl", "baby", "toddler", "teenager"})
 # a statement may open with when it holds: "on sundays i go fishing"
 _LEADING_TIME = frozenset("on in at every most some during after before".split())
 
@@ -155,7 +160,10 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
     same pet must find "I have a golden retriever" from "i have an old beagle", which share no
     word but the kind neither says."""
     named = kinds(words) | (words & _KIND_NAMES)
-    return frozenset(w for kind in named for w in _BREEDS[kind]) | named if named else frozenset()
+    out = frozenset(w for kind in named for w in _BREEDS[kind]) | named
+    if words & (_CHILD_GENERIC | _CHILD_SPECIFIC):
+        out |= _CHILD_GENERIC | (_CHILD_SPECIFIC if words & _CHILD_GENERIC else frozenset())
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -209,6 +217,10 @@ def same_thing(new_text: str, old_text: str) -> bool:
         return False  # "museum number 1" / "museum number 0": two things (a count is compared elsewhere)
     if (a.objects & b.objects) - _CATEGORIES:
         return True
+    children = _CHILD_GENERIC | _CHILD_SPECIFIC
+    if a.verb == "have" and (a.objects & _CHILD_GENERIC and b.objects & children
+                             or b.objects & _CHILD_GENERIC and a.objects & children):
+        return True  # "i have two kids" / "i have two daughters" / "I have 2 children"
     # one pastime, said once with what or where and once without: "i knit scarves in the
     # winter" / "i love to knit" (not "have" or "like": "I have a dog" / "I have one")
     return a.verb not in _HAVE_LIKE and (not a.objects or not b.objects)

@@ -395,6 +395,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:at|for|in) (?:a|an|the|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
             rf"{S}{A}(?:manage|run|own) (?:a|an|the|my|our) (?:[a-z]+ ){{0,2}}?(?P<value>{WORKPLACES})\b",
             (rf"\bi am the (?P<value>[a-z ]+?)(?= (?:at|for|in|of) )", is_profession),
+            # a chat greeting that names the job: "Nurse here, twelve hour shifts are rough."
+            (r"^(?P<value>[a-z]+(?: [a-z]+){0,3}?) here(?=$|[,.!;:]| and\b| but\b)", is_profession),
             # the workplace first: "The bakery on Main Street is where I work"
             r"(?:^|, |\band |\bbut )(?:the |a |an )?(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|"
             r"was) (?:now |still |currently )?where (?:i|we) (?:now )?(?:work|am working|have worked)\b",
@@ -487,6 +489,9 @@ SLOTS: dict[str, SlotRule] = {
             r"are living|reside|am based|are based|call home|have lived|have been living|stay)|"
             r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
             r"\b(?:i|we) (?:now )?call (?P<value>[a-z][a-z ]{1,40}?) (?:my |our )?home\b",
+            # "Florida's home now" (the "'s" is gone once normalised: "florida home now")
+            r"^(?!(?:i|we|you|he|she|they|it|my|our|the|go|going|went|come|came|back|work|stay)\b)"
+            r"(?P<value>[a-z][a-z ]{1,30}?) home (?:now|these days|nowadays)\b",
             r"\bhome (?:for (?:me|us) )?is (?:now )?(?:in )?(?P<value>[^,;]+)",
             # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
             r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
@@ -716,7 +721,8 @@ SLOTS: dict[str, SlotRule] = {
             r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
             r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is) "
             r"(?P<value>[^,;]+)",
-            r"(?P<value>[a-z][a-z ]*?)(?: is| are|,) (?:(?:probably|definitely|easily|still|hands down|"
+            r"(?P<value>[a-z][a-z ]*?)(?: is| are| has been| have been| was| will be| will always be|"
+            r" has always been| have always been|,) (?:(?:probably|definitely|easily|still|hands down|"
             r"by far|honestly|really|absolutely|totally|always|just|for sure|without a doubt) )*my "
             r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|[a-z]+(?: [a-z]+)?)"
             r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",

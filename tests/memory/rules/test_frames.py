@@ -50,6 +50,9 @@ SAME = [
     # a breed is a dog, misspelt or not
     ("i have a golden retreiver", "i have an old beagle"),
     ("I have a german sheperd.", "we have two dogs"),
+    # children: a generic word covers the specific ones
+    ("i have two kids", "I have two daughters."),
+    ("I have 3 children.", "i have three kids"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
@@ -61,7 +64,9 @@ APART = [
     ("I work from home.", "I work on my car at weekends."),  # work is the job's topic
     ("My sister has a cat.", "I have a cat."),  # someone else's
     ("I have a cat.", "My cat is called Miso."),  # more about it, nothing to ask
-    ("I have a dog.", "I have one too."),  # "have" and "like" need their object
+    ("I have a dog.", "I have one too."),
+    ("I have a son.", "I have a daughter."),  # two children
+    ("i listen to bluegrass on long drives", "i drink green tea all day long"),  # "long" is no object  # "have" and "like" need their object
 ]
 
 

@@ -425,14 +425,35 @@ def test_one_more_said_as_one_more_is_not_a_recount() -> None:
     assert recount.nominations and recount.nominations[0].verdict == VERDICT_CHANGE
 
 
+# Read from the fifth held-out set's misses once it was spent (heldout5); new sentences. A job
+# said as a greeting, a home said first without "is", a favourite that "has always been".
+SIXTH_READ = [
+    ("Paramedic here, nights mostly.", "job", "paramedic"),
+    ("retired teacher here!", "job", None),
+    ("Oregon's home these days.", "residence", "oregon"),
+    ("orange has always been my favourite colour", "favorite_color", "orange"),
+]
+SIXTH_NOT_READ = [
+    ("Dad here, two kids.", "job"),
+    ("Fishing here is great.", "job"),
+    ("i went home now", "residence"),
+    ("Pizza was my favorite food as a kid.", "favorite_food"),
+]
+SIXTH_PAIRS = [
+    ("Paramedic here, nights mostly.", "i am a librarian.", VERDICT_CHANGE),
+    ("Oregon's home these days.", "i live in ohio.", VERDICT_CHANGE),
+    ("orange has always been my favourite colour", "my favorite color is teal.", VERDICT_CHANGE),
+]
+
+
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
