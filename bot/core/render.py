@@ -138,13 +138,16 @@ def duplicate(m: MemoryView) -> str:
 
 def conflict_question(view: ConflictView) -> str:
     assert view.new is not None
-    lines = ["This may change something I know about you."]
+    # a question that recommends Keep both changes nothing the person said: say so first
+    lines = ["This may be something I already know about you." if view.recommended is Choice.KEEP
+             else "This may change something I know about you."]
     for old in view.olds:
         lines.append(f"Before: {quote(old.text)}{dates_note(old)}")
     lines.append(f"New: {quote(view.new.text)}{dates_note(view.new)}")
     if view.recommended is Choice.KEEP:
-        lines.append("It looks like the same fact, said again or with more detail, so both can stay. "
-                     "Nothing changes until you choose.")
+        # also for two of one kind ("a golden retriever" / "an old beagle"): both can be true
+        lines.append("Both can be true: it looks like the same thing said again, more about it, "
+                     "or another of its kind. Nothing changes until you choose.")
     elif view.recommended is None:
         lines.append("I can't tell whether the new fact replaces the older one. "
                      "Nothing changes until you choose.")

@@ -149,7 +149,8 @@ async def test_the_same_thing_said_again_is_asked_with_keep_both(core, old: str,
     only(await core.handle_message(msg(f"remember: {old}")))
     question = (await core.handle_message(msg(f"remember: {new}")))[-1]
     assert recommended(question) == "Keep both", question.text
-    assert "the same fact, said again or with more detail, so both can stay" in question.text
+    assert "\n\nThis may be something I already know about you.\n" in question.text
+    assert "Both can be true: it looks like the same thing said again, more about it, or another of its kind." in question.text
     listing = only(await core.handle_message(msg("/memories"))).text
     assert old in listing and new in listing  # nothing is lost while the question waits
     token = next(b.token for b in question.all_buttons if b.label.startswith("Keep both"))

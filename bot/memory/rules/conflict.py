@@ -329,7 +329,13 @@ def _meaning(text: str) -> frozenset[str]:
 
 
 def _is_negated(toks: list[str]) -> bool:
-    return sum(1 for tok in toks if tok in _NEGATIONS) % 2 == 1
+    """An odd number of negations; "without" after one undoes it ("I can't live without coffee",
+    "I never go a day without coffee" say the person has coffee), and alone is no negation ("I
+    drink coffee without sugar")."""
+    count = sum(1 for tok in toks if tok in _NEGATIONS)
+    if count:
+        count += sum(1 for tok in toks if tok == "without")
+    return count % 2 == 1
 
 
 def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:

@@ -90,3 +90,13 @@ async def test_with_minilm_a_fact_said_again_in_other_words_is_asked_about(
             assert view is not None and view.recommended is not None and view.recommended.value == "keep"
     finally:
         db.dispose()
+
+
+def test_cannot_do_without_is_no_denial() -> None:
+    """"I can't live without espresso" says the person drinks it: read as a denial, the vectors'
+    "same" was set aside (two negatives make it a liking)."""
+    old = Fact(id=7, text="Espresso gets me through the morning.", slot=None)
+    result = assess("I can't live without espresso.", [old], {7: 0.7}, same={7: 0.99})
+    assert [(n.rule, n.verdict) for n in result.nominations] == [(RULE_SAME_MEANING, "same")]
+    denied = assess("I don't drink espresso any more.", [old], {7: 0.7}, same={7: 0.99})
+    assert all(n.verdict != "same" for n in denied.nominations)
