@@ -756,6 +756,22 @@ def _restates_slot(new: _Profile, old: _Profile) -> bool:
     return not (new.content - old.content - _SLOT_WORDS - value_words)
 
 
+_FIRST_PERSON_WORDS = frozenset({"i", "we", "my", "our", "me", "us", "im", "ive", "mine"})
+
+
+def _same_in_other_words(new: _Profile, prev: _Profile, slot: str | None) -> bool:
+    """Whether the vectors' "the same fact" may stand for a pair the rules left alone: both in
+    English and in the first person (the rules read only English, and the vectors of "Ich
+    wohne in München" / "Ich wohne jetzt in Berlin" are alike though the home changed), about no
+    single-value topic (a topic's value decides, never the likeness of two sentences), said with
+    the same polarity and tense, and the new one without change wording ("I gave up ...")."""
+    if slot is not None or new.slots or prev.slots:
+        return False
+    if not (_FIRST_PERSON_WORDS & set(new._toks) and _FIRST_PERSON_WORDS & set(prev._toks)):
+        return False
+    return prev.negated == new.negated and prev.past == new.past and not new.has_change
+
+
 def assess(
     new_text: str,
     old: Sequence[Fact],
@@ -797,8 +813,7 @@ def assess(
     for fact in live:
         found = _nominate(new_text, fact, new_slot)
         if found is None and cut is not None and same is not None and same.get(fact.id, 0.0) >= cut:
-            prev = _profile(fact.text)
-            if prev.negated == new.negated and prev.past == new.past and not new.has_change:
+            if _same_in_other_words(new, _profile(fact.text), new_slot or fact.slot):
                 found = RULE_SAME_MEANING, VERDICT_SAME  # said again in other words
         if found is not None:
             nominations.append(Nomination(old_id=fact.id, rule=found[0], verdict=found[1]))

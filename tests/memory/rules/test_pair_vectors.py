@@ -100,3 +100,15 @@ def test_cannot_do_without_is_no_denial() -> None:
     assert [(n.rule, n.verdict) for n in result.nominations] == [(RULE_SAME_MEANING, "same")]
     denied = assess("I don't drink espresso any more.", [old], {7: 0.7}, same={7: 0.99})
     assert all(n.verdict != "same" for n in denied.nominations)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Ich wohne in München", "Ich wohne jetzt in Berlin"),  # a move the English rules cannot read
+    ("I work at the hospital", "I'm a teacher at the school"),  # a topic's value decides
+    ("My brother likes rugby.", "My brother loves rugby."),  # not about the person
+])
+def test_the_vectors_alone_never_decide_a_topic_another_language_or_someone_else(old: str, new: str) -> None:
+    """Found by tests/features/test_judge_languages.py: "Ich wohne jetzt in Berlin" after "Ich
+    wohne in München" was asked with Keep both recommended, the vectors being alike."""
+    result = assess(new, [Fact(id=7, text=old, slot=None)], {7: 0.9}, same={7: 0.99})
+    assert all(n.rule != RULE_SAME_MEANING for n in result.nominations)
