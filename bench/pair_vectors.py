@@ -8,7 +8,8 @@ Why: the rules nominate a fact said again only when they can read its verb and o
 sentences; the blind persona sets showed most duplicates said in other words left unasked. The
 classifier reads the pair's vectors (bot/memory/rules/pair_vectors.py says which features) and
 is asked only where the product can ask it: for an old fact among the new one's vector
-neighbours (cosine >= 0.60) that the rules left alone.
+neighbours (cosine >= 0.60) that the rules left alone, with the product's guards (English,
+first person, no single-value topic, same polarity: conflict.assess).
 
 Data: the tuning pair files (the dev pairs and the invented tune and heldout..heldout5 files),
 without their slot_change pairs (those are the rules' work, and a change is never "the same"):
@@ -36,7 +37,9 @@ from bench.conflicts import load_pairs, rules_nominate
 from bench.datasets import data_file
 from bench.slot_vectors import embed
 from bot.memory.index.semantic import NEIGHBOUR_MIN_COSINE
+from bot.memory.rules.conflict import Fact, assess, detect_slot, is_candidate
 from bot.memory.rules.pair_vectors import WEIGHTS_FILE, pair_features
+from bot.memory.rules.pair_vectors import threshold as pair_threshold
 
 # group -> the tuning files in it
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -100,16 +103,32 @@ def rates(pairs: Sequence[dict[str, Any]], nominated: np.ndarray) -> dict[str, f
     return out
 
 
+def nominates(old: str, new: str, cosine: float, same: float, threshold: float) -> bool:
+    """The pure rules' path (bench.conflicts.rules_nominate) with the vectors' signal as the
+    product passes it: for a neighbour (cosine >= 0.60), its probability, which `assess` uses
+    with the product's threshold and guards."""
+    fact = Fact(id=1, text=old, slot=detect_slot(old))
+    neighbour = cosine >= NEIGHBOUR_MIN_COSINE
+    if not (neighbour or is_candidate(new, fact)):
+        return False
+    # the threshold under test stands in for the product's: scale the probability to it
+    scaled = same * (pair_threshold() or threshold) / threshold
+    verdict = assess(new, [fact], {1: cosine} if neighbour else None, same={1: scaled} if neighbour else None)
+    return verdict.duplicate_of is not None or bool(verdict.nominations)
+
+
 def report(pairs: list[dict[str, Any]], x: np.ndarray, threshold: float) -> list[dict[str, Any]]:
     y = np.array([p["kind"] == "duplicate" for p in pairs], dtype=np.float64)
     groups = np.array([p["group"] for p in pairs])
     rules = np.array([rules_nominate(p["old"], p["new"]) for p in pairs])
-    reach = x[:, -1] >= NEIGHBOUR_MIN_COSINE  # the last feature is the cosine
+    cosines = x[:, -1]  # the last feature is the cosine
     out = []
     for group in GROUPS:
         test = groups == group
         w, b = fit(x[~test], y[~test])
-        asked = rules | (reach & (probabilities(w, b, x) >= threshold))
+        probs = probabilities(w, b, x)
+        asked = np.array([nominates(p["old"], p["new"], float(c), float(q), threshold)
+                          for p, c, q in zip(pairs, cosines, probs)])
         held_in = [p for p, t in zip(pairs, test) if not t]
         held_out = [p for p, t in zip(pairs, test) if t]
         out.append({
