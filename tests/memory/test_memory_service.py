@@ -282,3 +282,17 @@ async def test_an_old_memory_changed_elsewhere_meanwhile_is_not_overwritten(memo
     with database.session() as s:
         assert s.execute(sql("SELECT count(*) FROM memory_event WHERE memory_id = :m AND kind = 'marked_unsure'"),
                          {"m": old.id}).scalar() == 0
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I have a yorkie named Pip", "we have an old beagle"),  # "yorkie" sorts after the 32nd breed
+    ("i have a whippet", "I have a young collie"),  # and the fact's own "young" must be searched
+])
+async def test_a_pet_of_the_same_kind_is_found_whatever_its_breed_is_called(memory, old, new):
+    """The conflict check searches a fact's words and then every word of its kind ("beagle"
+    gives some 40 breeds). The search was cut to the first 32 words in alphabetical order, so
+    a breed late in the alphabet, or the fact's own words, were never searched."""
+    o = await owner(memory)
+    await memory.remember(o, old)
+    second = await memory.remember(o, new)
+    assert [m.text for m in second.asked] == [old]

@@ -128,33 +128,33 @@ def _quote_fts(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def fts_query(text: str) -> str | None:
+def fts_query(text: str, max_terms: int = MAX_QUERY_TERMS) -> str | None:
     """An FTS5 expression OR-ing the quoted terms of `text`; None when nothing is searchable.
 
     Example: 'What did I eat in "Rome" OR NEAR(x)?' -> '"eat" OR "rome" OR "near"'.
     It is meant to sit inside a column filter: `text : (<this>)`.
     """
-    terms = query_terms(text)
+    terms = query_terms(text, max_terms)
     if not terms:
         return None
     return " OR ".join(_quote_fts(t) for t in terms)
 
 
-def fts_match(owner_id: int, text: str) -> str | None:
+def fts_match(owner_id: int, text: str, max_terms: int = MAX_QUERY_TERMS) -> str | None:
     """The full MATCH string for one owner: the owner tag AND any of the terms."""
-    expr = fts_query(text)
+    expr = fts_query(text, max_terms)
     if expr is None:
         return None
     return f'owner_tag : "o{int(owner_id)}" AND text : ({expr})'
 
 
-def pg_tsquery(text: str) -> str | None:
+def pg_tsquery(text: str, max_terms: int = MAX_QUERY_TERMS) -> str | None:
     """A to_tsquery() input OR-ing the quoted terms; None when nothing is searchable.
 
     Terms are letters and digits only, so single-quoting them is enough; PostgreSQL then stems
     them and drops its own stop words.
     """
-    terms = query_terms(text)
+    terms = query_terms(text, max_terms)
     if not terms:
         return None
     return " | ".join(f"'{t}'" for t in terms)
@@ -304,8 +304,11 @@ def keyword_search(
     dialect: str,
     *,
     include_archived: bool = False,
+    max_terms: int = MAX_QUERY_TERMS,
 ) -> list[tuple[int, float]]:
     """(memory id, score) of one owner's best keyword matches, best first; higher is better.
+    `max_terms`: how many distinct words of `query` are searched, in order (a pasted text is cut
+    to its first 32; the conflict check searches a fact's words and then the words of its kind).
 
     `dialect` is the SQLAlchemy dialect name ("sqlite" or "postgresql"). Deleted memories
     (status 'deleted', or deleted_at set and waiting for the purge) are never returned;
@@ -315,7 +318,7 @@ def keyword_search(
     if limit <= 0:
         return []
     if dialect == "sqlite":
-        match = fts_match(owner_id, query)
+        match = fts_match(owner_id, query, max_terms)
         if match is None:
             return []
         params = {"match": match, "owner": int(owner_id), "archived": bool(include_archived), "limit": int(limit)}
@@ -325,7 +328,7 @@ def keyword_search(
             return [(int(r[0]), float(r[1])) for r in top]
         rows = sqlite_rows(conn, _SQLITE_SQL.text, params)
     elif dialect in ("postgresql", "postgres"):
-        tsq = pg_tsquery(query)
+        tsq = pg_tsquery(query, max_terms)
         if tsq is None:
             return []
         rows = conn.execute(_PG_SQL, {"tsq": tsq, "owner": int(owner_id),

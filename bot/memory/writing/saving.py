@@ -18,6 +18,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from bot.memory.rules import conflict as rules
+from bot.memory.rules.text import content_words
 from bot.plaintext import strip_controls
 from bot.memory.index import keyword as search
 from bot.memory.rules.classify import classify
@@ -140,7 +141,12 @@ def candidate_rows(
         ids.extend(s.exec(stmt))
     words = rules.keywords(text)
     if words:
-        hits = search.keyword_search(conn, owner_id, " ".join(sorted(words)), CANDIDATE_LIMIT * 3, dialect)
+        # the fact's own words first, then the words of its kind ("beagle" gives some 40 breeds),
+        # all of them searched
+        own = content_words(text)
+        ordered = sorted(words, key=lambda w: (w not in own, w))
+        hits = search.keyword_search(conn, owner_id, " ".join(ordered), CANDIDATE_LIMIT * 3, dialect,
+                                     max_terms=len(ordered) + 1)
         ids.extend(mid for mid, _ in hits)
     # one statement for every row the loop below may read (neither deleted nor archived)
     wanted = list(dict.fromkeys([*ids, *vector_ids]))
