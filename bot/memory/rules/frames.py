@@ -200,6 +200,12 @@ def _participle(tok: str) -> bool:
     return tok in _PARTICIPLES or (tok.endswith("ed") and len(tok) > 4)
 
 
+def _misspelt_match(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One object word of each side is the other misspelt ("coffe" / "coffee"; text.is_typo_of
+    keeps it to long words and one slip)."""
+    return any(is_typo_of(x, y) for x in a for y in b if x != y)
+
+
 def _is_number(tok: str) -> bool:
     return tok[0].isdigit() or bool(numbers(tok))
 
@@ -210,12 +216,12 @@ def same_thing(new_text: str, old_text: str) -> bool:
     "i have an old tabby cat"; not "country music" / "rock music"), or the same activity with no
     object on either side ("I golf on my days off" / "I golf three times a week")."""
     a, b = frame(new_text), frame(old_text)
-    if a is None or b is None or a.verb != b.verb:
+    if a is None or b is None or not is_typo_of(a.verb, b.verb):  # "hikeing" is hiking
         return False
     nums_a, nums_b = numbers(new_text), numbers(old_text)
     if nums_a and nums_b and nums_a != nums_b:
         return False  # "museum number 1" / "museum number 0": two things (a count is compared elsewhere)
-    if (a.objects & b.objects) - _CATEGORIES:
+    if (a.objects & b.objects) - _CATEGORIES or _misspelt_match(a.objects - _CATEGORIES, b.objects - _CATEGORIES):
         return True
     children = _CHILD_GENERIC | _CHILD_SPECIFIC
     if a.verb == "have" and (a.objects & _CHILD_GENERIC and b.objects & children

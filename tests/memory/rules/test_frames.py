@@ -50,6 +50,9 @@ SAME = [
     # a breed is a dog, misspelt or not
     ("i have a golden retreiver", "i have an old beagle"),
     ("I have a german sheperd.", "we have two dogs"),
+    # a slip of the keyboard in the thing or the verb
+    ("i drink coffe every morning", "I love coffee."),
+    ("i love hikeing", "I go hiking in the hills."),
     # children: a generic word covers the specific ones
     ("i have two kids", "I have two daughters."),
     ("I have 3 children.", "i have three kids"),
