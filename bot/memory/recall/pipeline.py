@@ -46,6 +46,8 @@ from bot.memory.recall.context import Candidate, assemble_context, recall_token_
 from bot.storage.models import Memory, utcnow
 from bot.memory.recall.questions import is_identity_question, is_past_question, question_period, question_slots
 from bot.memory.index.timeline import TimelineIndex
+from bot.memory.rules.frames import kind_words
+from bot.memory.rules.text import content_words, lemma
 
 KEYWORD_CANDIDATES = 50
 VECTOR_CANDIDATES = 50
@@ -112,6 +114,12 @@ def keyword_stage(
     else:
         counts, total = {}, search.count_memories(conn, owner_id, cap=few_limit * 2 + 1) if few_limit else 0
     hits = dict(search.keyword_search(conn, owner_id, query, KEYWORD_CANDIDATES, dialect))
+    kin = kin_words(query)
+    if kin:  # "do I have kids?" also matches "I have a son", "do I have a dog?" "I have a beagle"
+        best = max(hits.values(), default=1.0)
+        for mid, score in search.keyword_search(conn, owner_id, " ".join(kin), KEYWORD_CANDIDATES, dialect,
+                                                max_terms=len(kin) + 1):
+            hits[mid] = max(hits.get(mid, 0.0), min(score, best))
     topic = topic_hits(s, owner_id, query)
     if topic:  # a question about a topic matches its facts as well as its best word match does
         best = max(hits.values(), default=1.0)
@@ -132,6 +140,15 @@ def keyword_stage(
         if len(live) <= few_limit:
             few = tuple(int(i) for i in live)
     return KeywordStage(hits, counts, total, few, topic)
+
+
+def kin_words(query: str) -> list[str]:
+    """The words of the kinds a question names that it does not say itself: "kids" gives "son",
+    "daughter", ...; "dog" the breeds (bot/memory/rules/frames.py). Why: without vectors (none
+    configured, or still loading) the keyword search is all there is, and "I have a beagle"
+    answers "do I have a dog?" though they share no word."""
+    words = content_words(query)
+    return sorted(kind_words(words) - words - {lemma(w) for w in words})
 
 
 def topic_hits(s: Session, owner_id: int, query: str) -> tuple[int, ...]:

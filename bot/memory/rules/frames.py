@@ -75,6 +75,11 @@ _KINDS = {
         "pomeranian weimaraner vizsla akita hound heeler".split(), "dog"),
     **dict.fromkeys("kitten kitty tabby siamese calico".split(), "cat"),
 }
+# pets without breeds in the table: what "pets" also means
+_OTHER_PETS = frozenset(
+    "hamster rabbit bunny parrot budgie parakeet bird goldfish turtle tortoise horse pony "
+    "ferret snake lizard gecko iguana guinea".split()
+)
 # children: a generic word covers the specific ones ("two kids" / "two daughters" are the same
 # children), but two specific ones are two children ("a son" / "a daughter")
 _CHILD_GENERIC = frozenset({"kid", "child", "children"})
@@ -160,7 +165,11 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
     same pet must find "I have a golden retriever" from "i have an old beagle", which share no
     word but the kind neither says."""
     named = kinds(words) | (words & _KIND_NAMES)
+    if "pet" in words:  # "do I have pets?": every kind of pet, and the breeds of those with some
+        named |= _KIND_NAMES
     out = frozenset(w for kind in named for w in _BREEDS[kind]) | named
+    if "pet" in words:
+        out |= _OTHER_PETS
     if words & (_CHILD_GENERIC | _CHILD_SPECIFIC):
         out |= _CHILD_GENERIC | (_CHILD_SPECIFIC if words & _CHILD_GENERIC else frozenset())
     return out

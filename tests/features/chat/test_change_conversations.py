@@ -240,3 +240,18 @@ ASKED_NOW = [
 async def test_a_change_told_in_chat_is_asked_about(core, old: str, new: str) -> None:
     talk = Talk(core)
     assert await talk.change(old, new) == "asked"
+
+
+@pytest.mark.parametrize(("facts", "question", "found"), [
+    (["I have a son.", "I live in Rome."], "do i have kids?", ["• I have a son."]),
+    (["we have an old beagle", "I love jazz."], "Do I have a dog?", ["• we have an old beagle"]),
+    (["I have a hamster named Bo", "i have a golden retriever", "I love fish and chips"], "what pets do I have?",
+     ["• I have a hamster named Bo", "• i have a golden retriever"]),
+])
+async def test_a_question_by_kind_finds_the_breed_or_the_child_without_vectors(core, facts, question, found) -> None:
+    """Without vectors (none configured, or still loading) "do i have kids?" found nothing
+    though "I have a son." was saved: the question and the fact share no word."""
+    talk = Talk(core)
+    for fact in facts:
+        await talk.say(f"remember: {fact}")
+    assert sorted(bullet_lines((await talk.say(question)).text)) == sorted(found)
