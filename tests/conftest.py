@@ -137,6 +137,22 @@ def make_settings(**overrides: object) -> Settings:
     return load_settings(**base)
 
 
+@pytest.fixture(scope="module")
+def minilm() -> Iterator[Any]:
+    """The packaged MiniLM, loaded once per module that asks for it; a module that needs it loaded
+    the way the bot loads it (in its own thread) defines its own."""
+    from bot.memory.embeddings.encoder import build_embedder
+
+    emb = build_embedder(make_settings(embedding_model="default"), start=False)
+    if emb is None or not emb.load_now():
+        message = f"the packaged MiniLM did not load: {getattr(emb, 'error', '?')}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true)")
+        pytest.skip(message)
+    yield emb
+    emb.close()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_backend(request: pytest.FixtureRequest, tmp_path) -> Iterator[tuple[str, str | None]]:
     """(database URL, PostgreSQL schema or None) for each backend."""

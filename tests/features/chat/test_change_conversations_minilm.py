@@ -6,31 +6,17 @@ pets?" finds the dog, the cat and the hamster).
 
 from __future__ import annotations
 
-import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from bot.app import build_app
-from bot.memory.embeddings.encoder import build_embedder
 from tests.conftest import make_settings
 from tests.support.stories import STORIES, TOPICS, Story
 from tests.support.talk import Talk, bullet_lines, lines_with, shown_as_current
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def minilm() -> Iterator[Any]:
-    emb = build_embedder(make_settings(embedding_model="default"), start=False)
-    if emb is None or not emb.load_now():
-        message = f"the packaged MiniLM did not load: {getattr(emb, 'error', '?')}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " (CI=true)")
-        pytest.skip(message)
-    yield emb
-    emb.close()
 
 
 @pytest.fixture

@@ -5,14 +5,11 @@ written for this test (none comes from a pair file)."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 
-from bot.memory.embeddings.encoder import build_embedder
 from bot.memory.index.semantic import SemanticIndex
 from bot.memory.rules import pair_vectors
 from bot.memory.rules.conflict import RULE_SAME_MEANING, Fact, assess
@@ -46,18 +43,6 @@ def test_the_vectors_never_call_a_denial_the_same() -> None:
     old = Fact(id=7, text="Espresso gets me through the morning.", slot=None)
     result = assess("I gave up caffeine last year.", [old], {7: 0.7}, same={7: 0.99})
     assert all(n.verdict != "same" for n in result.nominations)
-
-
-@pytest.fixture(scope="module")
-def minilm() -> Iterator[Any]:
-    emb = build_embedder(make_settings(embedding_model="default"), start=False)
-    if emb is None or not emb.load_now():
-        message = f"the packaged MiniLM did not load: {getattr(emb, 'error', '?')}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message + " (CI=true)")
-        pytest.skip(message)
-    yield emb
-    emb.close()
 
 
 SAID_AGAIN = [
