@@ -376,6 +376,11 @@ def apply_remember(
         action.conflict_id = conflict.id
         s.add(action)
     for row in asked:
+        if verdicts.get(row["id"]) == rules.VERDICT_SAME:
+            # the question recommends Keep both: nothing says the older fact is outdated, so it
+            # stays as it was while the question waits (an answer would call it "possibly
+            # outdated" beside a question saying both can be true)
+            continue
         before = snapshot(_Attrs(row))
         row.update(status=Status.UNSURE.value)
         changed.append((row, before, EventKind.MARKED_UNSURE, "possibly replaced; asked"))
@@ -383,7 +388,7 @@ def apply_remember(
         s.flush()  # the new memory's own event first, so the history reads in order
         _write_changes(conn, owner_id, action.id, actor, changed)
     result.retired = [MemoryView.of(_Attrs(row)) for row, _, kind, _ in changed if kind == EventKind.UPDATED]
-    result.asked = [MemoryView.of(_Attrs(row)) for row, _, kind, _ in changed if kind == EventKind.MARKED_UNSURE]
+    result.asked = [MemoryView.of(_Attrs(row)) for row in asked]
     if conflict is not None:
         result.conflict_id = conflict.id
     return result

@@ -255,3 +255,21 @@ async def test_a_question_by_kind_finds_the_breed_or_the_child_without_vectors(c
     for fact in facts:
         await talk.say(f"remember: {fact}")
     assert sorted(bullet_lines((await talk.say(question)).text)) == sorted(found)
+
+
+async def test_a_question_that_recommends_keep_both_leaves_the_older_fact_current(core) -> None:
+    """Seen in the terminal: after "I have a son." asked (Keep both recommended) about "i have two
+    kids", the answer to "do i have kids?" said "• i have two kids (possibly outdated)" beside a
+    question saying both can be true. A change still marks the older fact as in question."""
+    talk = Talk(core)
+    await talk.say("remember: i have two kids")
+    question = await talk.say("remember: I have a son.")
+    assert "Keep both (recommended)" in labels(question)
+    answer = (await talk.say("do i have kids?")).text
+    assert sorted(bullet_lines(answer)) == ["• I have a son.", "• i have two kids"]
+    listing = (await talk.say("/memories")).text
+    assert "Possibly outdated" not in listing
+    await talk.say("remember: I live in Porto")
+    moved = await talk.say("remember: I moved to Madrid")
+    assert "Mark older as past (recommended)" in labels(moved)
+    assert "• I live in Porto (possibly outdated)" in bullet_lines((await talk.say("where do I live?")).text)
