@@ -222,8 +222,10 @@ def _is_number(tok: str) -> bool:
 def same_thing(new_text: str, old_text: str) -> bool:
     """Whether two first-person facts say the person has, likes or does the same thing: the same
     verb family and a shared object that is not only a category ("I have a cat named Whiskers" /
-    "i have an old tabby cat"; not "country music" / "rock music"), or the same activity with no
-    object on either side ("I golf on my days off" / "I golf three times a week")."""
+    "i have an old tabby cat"; not "country music" / "rock music"; one slip of the keyboard
+    allowed), children named by a generic word ("two kids" / "two daughters"), or the same
+    activity with no object on one side ("I golf on my days off" / "I golf three times a week",
+    "i love to knit" / "i knit scarves in the winter")."""
     a, b = frame(new_text), frame(old_text)
     if a is None or b is None or not is_typo_of(a.verb, b.verb):  # "hikeing" is hiking
         return False
