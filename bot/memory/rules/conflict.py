@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import kind_words, same_thing
+from bot.memory.rules.frames import adds_another, kind_words, same_thing
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
@@ -700,6 +700,7 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         and (new.content - prev.content or new.numbers - prev.numbers)
         and _same_subject(new, prev)
         and _stated_slots(prev) == _stated_slots(new)
+        and not adds_another(new_text)  # "I have another cat": one more, not more about it
     ):
         return RULE_DETAILED, VERDICT_SAME
     if (
@@ -763,9 +764,10 @@ def _same_in_other_words(new: _Profile, prev: _Profile, slot: str | None) -> boo
     """Whether the vectors' "the same fact" may stand for a pair the rules left alone: both in
     English and in the first person (the rules read only English, and the vectors of "Ich
     wohne in München" / "Ich wohne jetzt in Berlin" are alike though the home changed), about no
-    single-value topic (a topic's value decides, never the likeness of two sentences), said with
+    single-value topic (a topic's value decides, never the likeness of two sentences), not one
+    more of a kind ("we also got a beagle puppy": frames.adds_another), said with
     the same polarity and tense, and the new one without change wording ("I gave up ...")."""
-    if slot is not None or new.slots or prev.slots:
+    if slot is not None or new.slots or prev.slots or adds_another(new._text):
         return False
     if not (_FIRST_PERSON_WORDS & set(new._toks) and _FIRST_PERSON_WORDS & set(prev._toks)):
         return False

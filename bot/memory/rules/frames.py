@@ -12,12 +12,13 @@ is what tells them apart. Pure; no slot knowledge (single-value topics are decid
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.memory.rules.text import STOP_WORDS, content_words, is_typo_of, lemma, normalise, numbers, tokens
 
-__all__ = ["Frame", "frame", "kind_words", "kinds", "same_thing"]
+__all__ = ["Frame", "adds_another", "frame", "kind_words", "kinds", "same_thing"]
 
 # verbs that mean the same relation: owning, liking
 _FAMILIES = {
@@ -219,6 +220,17 @@ def _is_number(tok: str) -> bool:
     return tok[0].isdigit() or bool(numbers(tok))
 
 
+_ANOTHER = re.compile(r"\b(?:also|another|as well|too|one more|a second|two more)\b")
+
+
+def adds_another(text: str) -> bool:
+    """Whether a fact of having says it is one more: "we also got a beagle puppy", "I have
+    another cat", "we got a dog too". Then it is not the same thing again, whatever its kind
+    (for a liking, "I also love jazz" is still the same jazz)."""
+    found = frame(text)
+    return found is not None and found.verb == "have" and _ANOTHER.search(normalise(text)) is not None
+
+
 def same_thing(new_text: str, old_text: str) -> bool:
     """Whether two first-person facts say the person has, likes or does the same thing: the same
     verb family and a shared object that is not only a category ("I have a cat named Whiskers" /
@@ -229,6 +241,8 @@ def same_thing(new_text: str, old_text: str) -> bool:
     a, b = frame(new_text), frame(old_text)
     if a is None or b is None or not is_typo_of(a.verb, b.verb):  # "hikeing" is hiking
         return False
+    if adds_another(new_text):
+        return False  # "we also got a beagle puppy": one more, not the retriever again
     nums_a, nums_b = numbers(new_text), numbers(old_text)
     if nums_a and nums_b and nums_a != nums_b:
         return False  # "museum number 1" / "museum number 0": two things (a count is compared elsewhere)

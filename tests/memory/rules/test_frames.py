@@ -69,6 +69,8 @@ APART = [
     ("I have a cat.", "My cat is called Miso."),  # more about it, nothing to ask
     ("I have a dog.", "I have one too."),
     ("I have a son.", "I have a daughter."),  # two children
+    ("i have a golden retriever named Max", "we also got a beagle puppy"),  # one more, said so
+    ("I have a cat.", "I have another cat."),
     ("i listen to bluegrass on long drives", "i drink green tea all day long"),  # "long" is no object  # "have" and "like" need their object
 ]
 
