@@ -814,7 +814,7 @@ def assess(
     cut = pair_threshold() if same else None
     for fact in live:
         found = _nominate(new_text, fact, new_slot)
-        if found is None and cut is not None and same is not None and same.get(fact.id, 0.0) >= cut:
+        if found is None and cut is not None and (same or {}).get(fact.id, 0.0) >= cut:
             if _same_in_other_words(new, _profile(fact.text), new_slot or fact.slot):
                 found = RULE_SAME_MEANING, VERDICT_SAME  # said again in other words
         if found is not None:

@@ -184,10 +184,8 @@ def _kind_of(word: str) -> str | None:
     return kind
 
 
-_BREEDS: dict[str, tuple[str, ...]] = {}
-for _breed, _kind in _KINDS.items():
-    _BREEDS.setdefault(_kind, ())
-    _BREEDS[_kind] += (_breed,)
+# kind -> its breed words ("dog" -> "retriever", "labrador", ...)
+_BREEDS = {kind: tuple(b for b, k in _KINDS.items() if k == kind) for kind in dict.fromkeys(_KINDS.values())}
 _KIND_NAMES = frozenset(_BREEDS)
 _LONG_BREEDS = tuple(breed for breed in _KINDS if len(breed) >= 6)
 
