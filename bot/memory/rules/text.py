@@ -402,6 +402,8 @@ def names(text: str) -> frozenset[str]:
     difference there.
     """
     out: set[str] = set()
+    # a name is one of the text's own tokens: "A0𞋰" splits "0𞋰" as one number, not "0"
+    own = set(tokens(text))
     for match in re.finditer(r"[A-Za-z][A-Za-z0-9'&]*", unicodedata.normalize("NFKC", text)):
         word = match.group(0)
         if not word[0].isupper() or word == "I" or word.startswith("I'"):
@@ -411,7 +413,7 @@ def names(text: str) -> frozenset[str]:
         if at_start and not is_acronym:
             continue
         for tok in tokens(word):
-            if tok not in STOP_WORDS:
+            if tok not in STOP_WORDS and tok in own:
                 out.add(tok)
     return frozenset(out)
 
