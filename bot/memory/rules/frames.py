@@ -22,7 +22,8 @@ __all__ = ["Frame", "adds_another", "frame", "kind_words", "kinds", "same_thing"
 
 # verbs that mean the same relation: owning, liking
 _FAMILIES = {
-    "have": "have", "own": "have", "got": "have", "adopt": "have", "get": "have",
+    "have": "have", "own": "have", "got": "have", "adopt": "have", "get": "have", "rescue": "have",
+    "rescu": "have",
     "like": "like", "love": "like", "enjoy": "like", "adore": "like", "prefer": "like",
     # eating or drinking a thing is liking it ("i drink cheap beer" / "i like a cold beer");
     # a diet is a topic of its own and never reaches this (a stated topic is compared first)
@@ -31,7 +32,7 @@ _FAMILIES = {
     "listen": "like",
 }
 # "I like trying local beers": the thing liked follows the gerund
-_LIKE_GERUNDS = frozenset("trying eating drinking having tasting cooking making".split())
+_LIKE_GERUNDS = frozenset("trying eating drinking having tasting making".split())
 # words that may sit between the subject and the verb
 _SKIP = frozenset(
     "also really just still always usually often sometimes mostly totally absolutely truly "
@@ -45,7 +46,7 @@ _GO = frozenset({"go", "goes", "went", "going", "gone"})
 # are circumstances)
 _OBJECT_END = frozenset(
     "and but because since so when while with every each times during after before than named "
-    "called who that which whose on all".split()
+    "called who that which whose on all never not except instead".split()
 )
 # after an activity verb these start a circumstance, not an object: "I golf on my days off"
 _CIRCUMSTANCE = frozenset(
@@ -85,8 +86,44 @@ _OTHER_PETS = frozenset(
 # children), but two specific ones are two children ("a son" / "a daughter")
 _CHILD_GENERIC = frozenset({"kid", "child", "children"})
 _CHILD_SPECIFIC = frozenset({"son", "daughter", "boy", "girl", "baby", "toddler", "teenager"})
+# a pastime named by its thing or by its doer: "i always have a book in my bag" and "im a big
+# reader" are reading, "i hit the trails" is hiking ("fish" is not here: eating fish is no fishing)
+_PASTIMES = {
+    **dict.fromkeys("book novel bookworm reader".split(), "read"),
+    **dict.fromkeys("trail hiker fourteener".split(), "hike"),
+    **dict.fromkeys("garden gardener".split(), "garden"),
+    **dict.fromkeys("game gamer gaming videogame".split(), "game"),
+    **dict.fromkeys("recipe".split(), "cook"),
+    **dict.fromkeys("yarn knitter".split(), "knit"),
+    **dict.fromkeys("angler fisherman".split(), "fish"),
+    **dict.fromkeys("runner marathon".split(), "run"),
+    **dict.fromkeys("golfer".split(), "golf"),
+}
+# verbs whose object names the pastime ("i play video games", "i hit the trails"); "be" for
+# "i'm a big reader" (the frame reads "a" as the verb of "im a ...")
+_PASTIME_VERBS = frozenset("have like play hit a an am be m".split())
+# a drink by its kind: "an espresso" is coffee, as "a lager" is beer
+_DRINKS = {
+    **dict.fromkeys("coffee coffe espresso latte cappuccino americano".split(), "coffee"),
+    **dict.fromkeys("tea chamomile matcha chai".split(), "tea"),
+    **dict.fromkeys("beer lager ale ipa stout".split(), "beer"),
+    **dict.fromkeys("wine merlot chardonnay".split(), "wine"),
+}
+# who else a sentence may be about: then it says nothing of the person's own likes
+_OTHERS = frozenset("he she they his her their your its it".split())
 # a statement may open with when it holds: "on sundays i go fishing"
 _LEADING_TIME = frozenset("on in at every most some during after before".split())
+# family: a person's own children, brothers and sisters ("my brother lives in texas" says the
+# person has a brother); partners and parents are topics or people of their own
+_KIN = frozenset(
+    "brother sister sibling kid child children son daughter boy girl twin grandkid grandchild "
+    "grandson granddaughter".split()
+)
+# a fragment that drops its "I": "Got three rescue dogs.", "adopted a greyhound last year"
+_DROPPED_I = frozenset("got adopted rescued own have love adore".split())
+_POSSESSIVE = frozenset({"my", "our"})
+_FIRST_PERSON = frozenset({"i", "we", "me", "us", "my", "our", "im", "ive"})
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten a couple".split())
 
 
 @dataclass(frozen=True)
@@ -101,11 +138,15 @@ class Frame:
 @lru_cache(maxsize=8192)
 def frame(text: str) -> Frame | None:
     """The frame of a first-person statement, or None (another subject, no verb found)."""
-    toks = tokens(normalise(text))
+    toks = _joined(tokens(normalise(text)))
     if toks and toks[0] in _LEADING_TIME:
         first = next((n for n, tok in enumerate(toks[:5]) if tok in ("i", "we")), None)
         toks = toks[first:] if first is not None else toks
-    if not toks or toks[0] not in ("i", "we"):
+    if toks and toks[0] in _DROPPED_I:
+        toks = ["i", *toks]
+    if toks and toks[0] not in ("i", "we"):
+        return _owned(toks) or _pastime_first(toks) or _drink_said(toks)
+    if not toks:
         return None
     i = 1
     while i < len(toks) and (
@@ -134,6 +175,8 @@ def frame(text: str) -> Frame | None:
     elif verb in _GO and i + 1 < len(toks) and toks[i + 1].endswith("ing") and len(toks[i + 1]) > 5:
         verb, family = lemma(toks[i + 1]), None  # "I go ice fishing": ice fishing is its own
         return Frame(verb=verb, objects=_with_kinds([toks[i]]))
+    elif family == "like" and (owned := _owned(toks[i:])) is not None:
+        return owned  # "i love my cat whiskers": the person has the cat
     elif family == "like" and i < len(toks) and toks[i] in _LIKE_GERUNDS:
         i += 1
     elif family == "like" and i < len(toks) and toks[i].endswith("ing") and len(toks[i]) > 5:
@@ -142,6 +185,8 @@ def frame(text: str) -> Frame | None:
     if verb in _NOT_FRAMES or not verb.isalpha():
         return None
     rest = toks[i:]
+    if verb == "grow":  # growing things is gardening, whatever grows ("i grew up ..." is not)
+        return None if rest[:1] == ["up"] else Frame(verb="garden", objects=frozenset())
     if family is None and (not rest or rest[0] in _CIRCUMSTANCE or _is_number(rest[0])):
         return Frame(verb=verb, objects=frozenset())  # "I golf on my days off"
     objects: list[str] = []
@@ -150,7 +195,80 @@ def frame(text: str) -> Frame | None:
             break
         if tok not in STOP_WORDS and not _is_number(tok):
             objects.append(tok)
-    return Frame(verb=family or verb, objects=_with_kinds(objects))
+    found = _with_kinds(objects)
+    if (family or verb) in _PASTIME_VERBS:
+        pastime = next((_PASTIMES[w] for w in sorted(found) if w in _PASTIMES), None)
+        if pastime is not None:
+            return Frame(verb=pastime, objects=frozenset())  # the pastime, said by its thing
+        if family is None:
+            return None  # "im a nurse": no frame ("a" is no verb)
+    return Frame(verb=family or verb, objects=found)
+
+
+def _joined(toks: list[str]) -> list[str]:
+    """"pit bull" is one breed word, as "pitbull" is."""
+    out: list[str] = []
+    for tok in toks:
+        if out and out[-1] == "pit" and tok in ("bull", "bulls"):
+            out[-1] = "pitbull"
+        else:
+            out.append(tok)
+    return out
+
+
+def _owned(toks: list[str]) -> Frame | None:
+    """A pet or a relative of one's own named first: "my black lab is my best friend", "our
+    little chihuahua goes everywhere with us", "two border collies help me work the cattle",
+    "One son, he's 8". The person has it, as "I have a black lab" says. Only pets and
+    children, brothers and sisters: "my car", "my job" are topics of their own."""
+    if not toks or not (toks[0] in _POSSESSIVE or toks[0] in _NUMBER_WORDS or toks[0][0].isdigit()):
+        return None
+    if toks[0] not in _POSSESSIVE and not _FIRST_PERSON & set(toks[1:]):
+        return None  # "two dogs barked all night": whose?
+    for n, tok in enumerate(toks[1:5], start=1):
+        word = lemma(tok)
+        if word in _KIN or word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None:
+            if _news(toks[n + 1:]):
+                return None  # "My sister just got married": news about her, not having her
+            words = [t for t in toks[1:n + 1] if t not in _NUMBER_WORDS and not _is_number(t)]
+            return Frame(verb="have", objects=_with_kinds(words))
+        if tok in _OBJECT_END or tok in ("is", "are", "was", "were"):
+            return None
+    return None
+
+
+_PAST_VERBS = frozenset("got was were had went died passed left moved became turned ran made won lost".split())
+
+
+def _news(rest: list[str]) -> bool:
+    """Whether what is said of a pet or relative is an event (its verb in the past tense)
+    rather than how things stand ("rides shotgun", "lives in texas", "is my best friend")."""
+    verb = next((tok for tok in rest[:4] if tok not in _SKIP and tok not in ("all", "both", "each")), None)
+    return verb is not None and (verb in _PAST_VERBS or verb.endswith("ed") and len(verb) > 4)
+
+
+def _drink_said(toks: list[str]) -> Frame | None:
+    """A drink said without a verb, of oneself: "coffee, black, lots of it", "three cups of coffee
+    a day minimum", "cant start my day without an espresso": liking it."""
+    if toks[0] in _OTHERS:
+        return None
+    drinks = {_DRINKS[t] for t in toks if t in _DRINKS}
+    if len(drinks) != 1:
+        return None  # none, or "tea, never coffee": which?
+    return Frame(verb="like", objects=frozenset(drinks))
+
+
+def _pastime_first(toks: list[str]) -> Frame | None:
+    """A pastime named first, said of oneself: "Baking cupcakes is my stress relief.",
+    "gardening keeps me busy", "fishing in our pond is how i relax": the activity, with no
+    object (what follows is said of the pastime, not a thing done)."""
+    first = toks[0]
+    if not (first.endswith("ing") and len(first) > 5 and _FIRST_PERSON & set(toks[1:])):
+        return None
+    verb = lemma(first)
+    if verb == first or verb in _NOT_FRAMES or verb in ("wed", "build") or not verb.isalpha():
+        return None  # "nothing beats ...", "morning walks ...", "wedding plans ..."
+    return Frame(verb=verb, objects=frozenset())
 
 
 def kinds(words: frozenset[str]) -> frozenset[str]:
@@ -179,6 +297,8 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _kind_of(word: str) -> str | None:
     kind = _KINDS.get(word)
+    if kind is None and word.endswith("y"):
+        kind = _KINDS.get(word[:-1] + "ie")  # "collies" reads as "colly"
     if kind is None and len(word) >= 6 and word.isalpha():
         kind = next((_KINDS[breed] for breed in _LONG_BREEDS if is_typo_of(word, breed)), None)
     return kind
@@ -192,7 +312,7 @@ _LONG_BREEDS = tuple(breed for breed in _KINDS if len(breed) >= 6)
 
 def _with_kinds(objects: list[str]) -> frozenset[str]:
     words = content_words(" ".join(objects)) if objects else frozenset()
-    return words | kinds(words)
+    return words | kinds(words) | {_DRINKS[w] for w in words if w in _DRINKS}
 
 
 _PARTICIPLES = frozenset(

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from bot.memory.rules.conflict import (
     CHANGE_WORDING,
     RULES,
+    VERDICT_SAME,
     Assessment,
     Fact,
     Nomination,
@@ -569,6 +570,23 @@ HELD_OUT_NOMINATE = [
     ("I am a stay at home mom.", "I work in an office."),
 ]
 
+# More about one's own pet or relative, said with "my" first: these were kept apart in the first
+# round ("more about a thing one has"); the persona sets label them the same fact, and the
+# Keep-both question says "more about it", so they are asked about with Keep both recommended
+# (changed 2026-12-03, bot/memory/rules/frames.py `_owned`).
+MORE_ABOUT_ONES_OWN = [
+    ("I have a cat.", "My cat is named tom."),
+    ("I have a brother.", "My brother is a doctor."),
+    ("I have a dog named max.", "My dog is a golden retriever."),
+    ("I have two kids.", "My kids are my world."),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), MORE_ABOUT_ONES_OWN)
+def test_more_about_ones_own_pet_or_relative_is_asked_with_keep_both(old: str, new: str) -> None:
+    assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
+
+
 HELD_OUT_KEEP = [
     ("I live in Berlin", "My ex lives in Berlin"),
     ("I live in Berlin", "My dad used to live in Berlin"),
@@ -617,7 +635,6 @@ HELD_OUT_KEEP = [
     ("I'm saving for a house", "I'm saving for a holiday"),
     # persona-style
     ("I like to read books.", "I read a lot of books about history."),
-    ("I have a cat.", "My cat is named tom."),
     ("I like to play video games.", "I like to play basketball."),
     ("I have three kids.", "I have three dogs."),
     ("I have three kids.", "I have two sisters."),
@@ -631,16 +648,13 @@ HELD_OUT_KEEP = [
     ("I play the piano.", "I play soccer."),
     ("I like rock music.", "I like country music."),
     ("I love the beach.", "I love the mountains."),
-    ("I have a brother.", "My brother is a doctor."),
     ("My favorite food is pizza.", "I like to eat pizza with my friends."),
     ("I enjoy cooking.", "I enjoy baking cookies."),
     ("I like to swim.", "I am a good swimmer."),
-    ("I have a dog named max.", "My dog is a golden retriever."),
     ("I am a christian.", "I go to church every sunday."),
     ("I am a teacher.", "My sister is a teacher."),
     ("I drive a truck.", "My dad drives a truck."),
     ("I like to travel.", "I have been to paris."),
-    ("I have two kids.", "My kids are my world."),
     ("I love to bake.", "My favorite food is cake."),
     ("I work at a hospital.", "My mom works at a hospital."),
 ]

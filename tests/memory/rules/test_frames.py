@@ -20,7 +20,17 @@ FRAMES = [
     ("i like to go sailing in the summer", Frame("sail", frozenset())),
     ("I bowl twice a week.", Frame("bowl", frozenset())),
     ("i listen to punk when i run", Frame("like", frozenset({"punk"}))),  # listening is liking
-    ("My cat is called Miso.", None),
+    # a pet or a relative of one's own named first: the person has it (written 2026-12-03)
+    ("My cat is called Miso.", Frame("have", frozenset({"cat"}))),
+    ("our little chihuahua goes everywhere with us", Frame("have", frozenset({"chihuahua", "dog"}))),
+    ("two border collies help me work the cattle", Frame("have", frozenset({"border", "colly", "dog"}))),
+    ("my older brother lives just down the street", Frame("have", frozenset({"older", "brother"}))),
+    ("Got three rescue dogs.", Frame("have", frozenset({"rescue", "dog"}))),  # the "I" dropped
+    ("i adopted a pit bull mix", Frame("have", frozenset({"pitbull", "mix", "dog"}))),
+    ("i love my cat whiskers", Frame("have", frozenset({"cat"}))),  # one's own: having it
+    ("My sister just got married.", None),  # news about her, not having her
+    ("two dogs barked all night", None),  # whose?
+    ("my car is a mess", None),  # a topic of its own
     ("I live in Leeds.", None),
 ]
 
@@ -52,6 +62,24 @@ SAME = [
     ("I have a german sheperd.", "we have two dogs"),
     # a slip of the keyboard in the thing or the verb
     ("i drink coffe every morning", "I love coffee."),
+    # one's own pet or relative said first is having it (written 2026-12-03; "I have a cat" /
+    # "My cat is called Miso" was left alone before: more about it, but the Keep-both question
+    # says "more about it" and following it loses nothing)
+    ("I have a cat.", "My cat is called Miso."),
+    ("i have a golden retriever named sunny", "my black lab is my best friend"),
+    ("we have a corgi named waffles", "two border collies help me work the cattle"),
+    ("i have a younger brother", "my brother lives in ohio"),
+    ("we have two kids", "My kids are grown and gone."),
+    ("i have a fat orange tabby", "my cat sleeps on my keyboard every night"),
+    # a pastime by its thing or its doer, or named first; a drink said without a verb
+    ("I always have a book in my bag.", "im a big reader, mostly sci fi"),
+    ("i hit the trails every weekend", "I love to hike."),
+    ("i grow tomatoes and peppers", "gardening keeps me sane"),
+    ("Baking cupcakes is my stress relief.", "i bake bread every sunday"),
+    ("I drink coffee every morning.", "coffee, black, lots of it"),
+    ("i love coffee", "cant start my day without an espresso"),
+    ("i play video games after work", "I game most nights."),
+    ("I love trying new recipes.", "i like to cook dinner from scratch"),
     ("i love hikeing", "I go hiking in the hills."),
     # children: a generic word covers the specific ones
     ("i have two kids", "I have two daughters."),
@@ -66,7 +94,14 @@ APART = [
     ("I have a cat named Toast.", "I have a dog named Toast."),  # the same name, two pets
     ("I work from home.", "I work on my car at weekends."),  # work is the job's topic
     ("My sister has a cat.", "I have a cat."),  # someone else's
-    ("I have a cat.", "My cat is called Miso."),  # more about it, nothing to ask
+    ("I have a sister.", "My sister just got married."),  # news about her
+    ("I love coffee.", "i drink tea, never got into coffee"),  # a tea drinker
+    ("I grow tomatoes.", "i grew up with three brothers"),  # growing up grows nothing
+    ("i drink coffee", "she drinks coffee all day"),  # hers
+    ("I eat fish on Fridays.", "I am a keen angler."),  # eating fish is no fishing
+    ("coffee, black, lots of it", "A hot cup of tea fixes everything."),  # two drinks
+    ("I have a son.", "My daughter is five."),  # two children
+    ("I have a dog.", "My sister has a dog."),  # hers
     ("I have a dog.", "I have one too."),
     ("I have a son.", "I have a daughter."),  # two children
     ("i have a golden retriever named Max", "we also got a beagle puppy"),  # one more, said so

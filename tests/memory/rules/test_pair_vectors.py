@@ -34,8 +34,8 @@ def test_no_answer_without_a_vector_or_for_vectors_of_another_size() -> None:
 
 @pytest.mark.parametrize(("same", "asked"), [(0.99, True), (0.5, False)])
 def test_a_sure_pair_the_rules_leave_alone_is_asked_with_keep_both(same: float, asked: bool) -> None:
-    old = Fact(id=7, text="Espresso gets me through the morning.", slot=None)
-    result = assess("Coffee keeps me going every day.", [old], {7: 0.7}, same={7: same})
+    old = Fact(id=7, text="My Sunday mornings are for the farmers market.", slot=None)
+    result = assess("I shop for vegetables at the market every weekend.", [old], {7: 0.7}, same={7: same})
     assert [(n.rule, n.verdict) for n in result.nominations] == ([(RULE_SAME_MEANING, "same")] if asked else [])
 
 
