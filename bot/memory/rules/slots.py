@@ -168,6 +168,7 @@ PROFESSIONS: frozenset[str] = frozenset(
     cop comedian magician dj chauffeur pa secretary teller underwriter webmaster
     dev coder tech technologist exec executive admin cna emt lpn medic temp sommelier
     stylist masseuse masseur doula notary pharmacist seamstress carer nurseryman
+    cpa swe sre dds dvm np crna rt pt ot
     """.split()
 )
 """A modest general list of common professions (head nouns)."""
@@ -363,7 +364,8 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
              is_profession),
             rf"{S}{A}(?:am |have been |was )?employed (?:by|at|as|with|in) (?P<value>[^,;]+)",
-            r"\bi am (?P<value>self employed|unemployed|jobless|between jobs|out of work|"
+            r"\bi am (?:(?:currently|now|still|officially) )?(?P<value>self employed|unemployed|jobless|"
+            r"between jobs|out of work|"
             r"job hunting|job searching|on disability|a stay at home (?:mom|dad|parent|mother|"
             r"father|wife|husband))\b",
             rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired(?! (?:to|out to)\b)|"
@@ -397,6 +399,8 @@ SLOTS: dict[str, SlotRule] = {
             (rf"\bi am the (?P<value>[a-z ]+?)(?= (?:at|for|in|of) )", is_profession),
             # a chat greeting that names the job: "Nurse here, twelve hour shifts are rough."
             (r"^(?P<value>[a-z]+(?: [a-z]+){0,3}?) here(?=$|[,.!;:]| and\b| but\b)", is_profession),
+            # a stay-at-home parent said alone: "Stay-at-home mom to the chaos."
+            r"^(?:(?:proud|happily|full time) )?(?P<value>stay at home (?:mom|mum|dad|parent|mother|father))\b",
             # the workplace first: "The bakery on Main Street is where I work"
             r"(?:^|, |\band |\bbut )(?:the |a |an )?(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|"
             r"was) (?:now |still |currently )?where (?:i|we) (?:now )?(?:work|am working|have worked)\b",
@@ -719,7 +723,8 @@ SLOTS: dict[str, SlotRule] = {
     "favorite_{cat}": SlotRule(
         patterns=(
             r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
-            r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is) "
+            r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is|"
+            r"has always been|will always be|has been) "
             r"(?P<value>[^,;]+)",
             r"(?P<value>[a-z][a-z ]*?)(?: is| are| has been| have been| was| will be| will always be|"
             r" has always been| have always been|,) (?:(?:probably|definitely|easily|still|hands down|"
@@ -727,6 +732,7 @@ SLOTS: dict[str, SlotRule] = {
             r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|[a-z]+(?: [a-z]+)?)"
             r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
         ),
+        canonical=lambda value: re.sub(r"\bautumn\b", "fall", value),  # one season, two names
     ),
     "eyes": SlotRule(
         patterns=(
@@ -777,7 +783,7 @@ relationship, car, diet); ones that rarely or never change (name, gender, origin
 """
 
 _CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor) of ")
-_CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style)s?$")
+_CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style|series)s?$")
 _VAGUE_CATEGORIES = frozenset({"thing", "one", "part", "stuff", "activity to do", "thing to do"})
 # "my favorite thing to eat" is the food slot
 _CATEGORY_NAMES = {"time of year": "season", "time of the year": "season", "thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
@@ -1016,6 +1022,34 @@ _FAVOURITE_AFTER = re.compile(
     r"(?:\w+ )?my (favou?rite [a-z]+(?: [a-z]+)?)"
 )
 _FAVOURITE_NOTE = re.compile(r"^(?:my )?(?:favou?rite|fav|fave) ([a-z]+(?: [a-z]+)?) ?[?:=-]+ ?(?=[a-z])")
+# the note the other way round: "Tacos. Favorite food, no question."
+_FAVOURITE_NOTE_AFTER = re.compile(r"^([a-z][a-z ]{0,30}?)[.!:-]+ (?:my )?favou?rite ([a-z]+)\b")
+# a note that is only the job: "Pediatric nurse, night shift.", "Animal doctor, aka
+# veterinarian.", "Welder by trade." (read as "i am a ..." when the words name a profession)
+_JOB_NOTE = re.compile(
+    r"^(?:(?:currently|now|still|proud|full time|part time) )?([a-z]+(?: [a-z]+){0,2}?)"
+    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
+)
+# "fav", "fave": favourite
+_FAV = re.compile(r"\bfave?\b")
+# "my favorite" said without "my": "favorite book is pride and prejudice"
+_BARE_FAVOURITE = re.compile(r"^favou?rite (?=[a-z]+(?: [a-z]+)? (?:is|are) )")
+# the best of a category is the favourite: "fall is the best season, hands down", "the matrix is
+# the greatest movie ever made", "summers the best season" (a category of things one can have a
+# favourite of, so that "my boss is the best person" is none)
+_FAVOURITE_CATEGORIES = (
+    "season|movie|film|band|book|food|color|colour|sport|team|song|show|drink|animal|game|singer|"
+    "artist|album|holiday|city|meal|dish|snack|dessert|flower|car brand|cuisine|genre"
+)
+_BEST_OF = re.compile(
+    rf"^(?!(?:this|that|it|he|she|they|there)\b)([a-z][a-z ]{{0,30}}?)(?: is| are| was|s)?"
+    rf"(?: (?:by far|easily|hands down|definitely|simply|honestly|just|still))? (?:the|my) "
+    rf"(?:best|greatest|number one|top) ({_FAVOURITE_CATEGORIES})(?: ever(?: made)?| of all time)?"
+    rf"(?=$|[,.!?;]| hands down| for me| in the world| by far)"
+)
+# "navy blue is my color", "autumn is my season": the favourite of a category said without it
+_MINE = re.compile(r"^([a-z][a-z ]{0,30}?) (?:is|are) (?:totally |definitely |always |really )?my "
+                   r"(color|colour|season|team|drink|song)\b")
 _CONTACT_NOTE = re.compile(
     r"^(?:my )?((?:new |current |mobile |cell |home |personal )*(?:phone|number|mobile|cell|e ?mail|"
     r"mail)(?: number| address)?) ?[:=-]+ ?(?=[a-z0-9+])"
@@ -1029,9 +1063,14 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     A sentence can fill two slots ("I drive a big truck and live in the country": car and
     residence), so this returns all of them; `detect_slot` picks one.
     """
-    norm = normalise(text)
+    norm = _FAV.sub("favorite", normalise(text))
     norm = _CONTACT_NOTE.sub(r"my \1 is ", _FAVOURITE_NOTE.sub(r"my favorite \1 is ", norm))
     norm = _FAVOURITE_AFTER.sub(r"my \2 is \1", norm)
+    norm = _FAVOURITE_NOTE_AFTER.sub(r"my favorite \2 is \1.", norm)
+    job = _JOB_NOTE.match(norm)
+    if job is not None and is_profession(job.group(1)):
+        norm = f"i am a {job.group(1)}{norm[job.end():]}"
+    norm = _BEST_OF.sub(r"my favorite \2 is \1 ", _MINE.sub(r"my favorite \2 is \1 ", _BARE_FAVOURITE.sub("my favorite ", norm)))
     return _find_slots_normalised(norm)
 
 

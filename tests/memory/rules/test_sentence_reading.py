@@ -446,14 +446,44 @@ SIXTH_PAIRS = [
 ]
 
 
+# Read from the sixth and seventh held-out sets' misses once they were spent (2026-12-03); new
+# sentences. A job said as a note of its own, a favourite said as the best of its category or
+# without "favourite", "fav", a note the other way round; autumn is fall.
+SEVENTH_READ = [
+    ("Midwife, eleven years now.", "job", "midwife"),
+    ("Stay-at-home dad to three wild boys.", "job", "stay at home dad"),
+    ("Currently unemployed, looking though.", "job", "unemployed"),
+    ("im a dds, mostly fillings", "job", "dds"),
+    ("winter is the best season, no contest", "favorite_season", "winter"),
+    ("jaws is the greatest movie ever made", "favorite_movie", "jaws"),
+    ("purple is my colour, always has been", "favorite_color", "purple"),
+    ("my fav band is the killers", "favorite_band", "killers"),
+    ("Lasagna. Favorite food, easy.", "favorite_food", "lasagna"),
+    ("favorite drink is iced tea", "favorite_drink", "iced tea"),
+    ("my favorite color has always been sky blue", "favorite_color", "sky blue"),
+]
+SEVENTH_NOT_READ = [
+    ("Pizza, every friday night.", "job"),
+    ("Dog person, obviously.", "job"),
+    ("this is the best taco truck in town", "favorite_food"),
+    ("my boss is the best person i know", "favorite_person"),
+    ("that was the best movie ever", "favorite_movie"),
+]
+SEVENTH_PAIRS = [
+    ("Midwife, eleven years now.", "i work as a bus driver.", VERDICT_CHANGE),
+    ("winter is the best season, no contest", "my favourite season is spring", VERDICT_CHANGE),
+    ("autumn is by far the best season", "fall is my favorite time of year", VERDICT_SAME),
+]
+
+
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
