@@ -96,7 +96,7 @@ HAIR_COLOURS = (
 EYE_COLOURS = r"(?:blue|brown|green|hazel|gray|grey|black|amber|dark|light)"
 DIETS = (
     r"(?:vegan|vegetarian|veggie|pescatarian|pescetarian|omnivore|carnivore|flexitarian|"
-    r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian)"
+    r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian|keto|paleo)"
 )
 
 # Places people work at: "I wait tables at a steakhouse", "I fly planes for an airline". What
@@ -487,6 +487,15 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:in|on|at|near|by) (?P<value>[^,;]+)",
             rf"{S}{A}(?:live|am living|are living|have lived|reside) (?P<value>(?:up |down |out |"
             rf"back )?(?:north|south|east|west|downtown|uptown|abroad|overseas|upstate|inland))\b",
+            # a resident of a place: "Mile High City resident.", "lifelong ohio resident here"
+            r"^(?:(?:a |an )?(?:proud |lifelong |longtime |long time |full time |happy |current ) ?)*"
+            r"(?!(?:i|we|im|my|our|a|an|the|medical|surgical|chief|senior|junior|first year|"
+            r"pediatric|psychiatry|surgery|radiology)\b)(?P<value>[a-z][a-z ]{1,30}?) (?:resident|local)(?=$|[,.!;:]| here\b| now\b| since\b| for\b)",
+            rf"{S}{A}(?:am |have been )?(?:a |an )(?:proud |lifelong |longtime |long time )?(?:resident|local) of "
+            r"(?P<value>[^,;]+)",
+            # days spent somewhere, now: "we spend our days in sunny florida now"
+            rf"{S}{A}(?:spend|are spending|am spending) (?:my|our) days (?:in|on|at|by) (?P<value>[^,;]+?)"
+            r" (?:now|these days|nowadays|year round|all year)\b",
             # the value first: "Berlin is where I live now", "Dublin is home", "Rome is my home"
             r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|been|was|will be)"
             r" (?:now |still |currently |finally )?(?:where (?:i|we) (?:now )?(?:live|am living|"
@@ -611,6 +620,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"longer|not|proud|lifelong|long time|committed) )*(?P<value>{DIETS})\b",
             rf"{S}{A}(?:went|turned|became|have become|have gone|am going|switched to being|"
             rf"decided to go|decided to become|gone) (?:a |an )?(?:full )?(?P<value>{DIETS})\b",
+            # a named eating plan one does: "Doing keto, about a year in now.", "i'm on paleo"
+            rf"{S}{A}(?:am |have been )?(?:doing|on|trying|following|started|eating) (?:the )?"
+            rf"(?P<value>keto|paleo|whole30|atkins|low carb)\b",
             # fish but no meat: "I don't eat meat but I do eat fish"
             (rf"{S}{A}(?:do not|no longer|never|can not) eat (?:any )?(?:red )?meat,? (?:but|except|"
              rf"apart from|other than) (?:i )?(?:do |still |will )?(?:eat )?(?:fish|seafood)\b", "pescatarian"),
@@ -682,10 +694,15 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:live|am living|have been living|reside) in (?P<value>(?:a|an|the|my|our) "
             rf"(?:\w+ ){{0,3}}?{DWELLING})\b(?! park| community| estate| site| village)",
             rf"\b(?:my|our) (?:home|house|place) is (?:a|an) (?:\w+ ){{0,3}}?(?P<value>{DWELLING})\b",
+            # sharing or renting one: "i share a tiny apartment with two roommates", "we rent a
+            # fourth floor walkup"
+            rf"{S}{A}(?:share|rent|am renting|sublet) (?:a|an|my|our) (?:\w+ ){{0,3}}?"
+            rf"(?P<value>{DWELLING_OWNED}|walk ?up)\b(?! (?:park|community|estate|site|village)\b)",
             rf"{S}{A}(?:got|bought|rent|am renting|rented|own|moved into|have moved into|"
             rf"purchased|built|have bought|have built) (?:a|an|my|our) (?:own |new |first )*"
             rf"(?:\w+ ){{0,2}}?(?P<value>{DWELLING_OWNED})\b",
         ),
+        canonical=lambda value: re.sub(r"\bwalk ?ups?\b", "apartment", value),  # a walkup is a flat
     ),
     "age": SlotRule(
         patterns=(

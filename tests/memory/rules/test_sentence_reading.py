@@ -461,6 +461,11 @@ SEVENTH_READ = [
     ("Lasagna. Favorite food, easy.", "favorite_food", "lasagna"),
     ("favorite drink is iced tea", "favorite_drink", "iced tea"),
     ("my favorite color has always been sky blue", "favorite_color", "sky blue"),
+    ("Lifelong Tulsa resident.", "residence", "tulsa"),
+    ("we spend our days in arizona now", "residence", "arizona"),
+    ("Doing paleo, six months in.", "diet", "paleo"),
+    ("i share a small flat with my sister", "home_type", "flat"),
+    ("we rent a third floor walkup", "home_type", "walkup"),
 ]
 SEVENTH_NOT_READ = [
     ("Pizza, every friday night.", "job"),
@@ -468,11 +473,16 @@ SEVENTH_NOT_READ = [
     ("this is the best taco truck in town", "favorite_food"),
     ("my boss is the best person i know", "favorite_person"),
     ("that was the best movie ever", "favorite_movie"),
+    ("I am a surgical resident.", "residence"),
+    ("I spend my days in meetings.", "residence"),
+    ("i have a dog house", "home_type"),
 ]
 SEVENTH_PAIRS = [
     ("Midwife, eleven years now.", "i work as a bus driver.", VERDICT_CHANGE),
     ("winter is the best season, no contest", "my favourite season is spring", VERDICT_CHANGE),
     ("autumn is by far the best season", "fall is my favorite time of year", VERDICT_SAME),
+    ("we rent a third floor walkup", "i live in a tiny apartment", VERDICT_SAME),
+    ("Lifelong Tulsa resident.", "I live in Denver.", VERDICT_CHANGE),
 ]
 
 
