@@ -9,9 +9,10 @@ know ("I write code for a bank", "Sydney has been good to us for ten years") is 
 sentence vectors of MiniLM place such sentences near others of the same topic, so a linear
 classifier over them can name the topic when the rules name none. It is trained on the sentences
 of the dev pairs (their topic from the pair's slot or its Dialogue NLI relation), on the
-invented tuning facts (bench/data/invented_facts.jsonl, split "tune") and on single sentences
-written for it (bench/data/invented_topics.jsonl); the held-out invented personas are never
-used.
+invented facts of the spent persona sets (invented_facts.jsonl splits "tune" and "heldout2", and
+invented_facts_heldout3..7.jsonl, all read while tuning the rules) and on single sentences written
+for it (bench/data/invented_topics.jsonl, invented_topics2.jsonl); the persona sets still held out
+(heldout8, heldout9) are never used.
 
 Checked by cross-validation across personas: the sentences are grouped (an invented persona is
 one group; a dev sentence, whose persona is not recorded, is its own group, identical sentences
@@ -45,6 +46,11 @@ RELATION_TOPICS = {
     "marital_status": "relationship", "has_age": "age", "have_vehicle": "car",
 }
 TOPICS = "invented_topics.jsonl"  # single sentences written for this, each with its topic
+TOPICS2 = "invented_topics2.jsonl"  # more of them, written for variety of wording (fifth pass)
+# persona sets whose pairs were read while tuning the rules (spent): their facts train too
+SPENT_FACTS = ("invented_facts_heldout3.jsonl", "invented_facts_heldout4.jsonl",
+               "invented_facts_heldout5.jsonl", "invented_facts_heldout6.jsonl",
+               "invented_facts_heldout7.jsonl")
 THRESHOLD = 0.80  # the product names a topic only when the classifier is at least this sure (CV)
 L2 = 1e-4
 STEPS = 4000
@@ -67,14 +73,16 @@ def training_sentences() -> list[tuple[str, str, str]]:
                 found.add(slot)
     out = [(text, next(iter(found)) if len(found) == 1 else OTHER, "dev:" + text.lower())
            for text, found in topics.items()]
-    with open(data_file(TOPICS), encoding="utf-8") as handle:
-        for number, line in enumerate(handle):
-            if line.strip():
-                row = json.loads(line)
-                out.append((row["text"], row["topic"], f"topics:{number}"))
-    for fact in load_facts():
-        if fact["split"] != "tune":
-            continue
+    for name in (TOPICS, TOPICS2):
+        with open(data_file(name), encoding="utf-8") as handle:
+            for number, line in enumerate(handle):
+                if line.strip():
+                    row = json.loads(line)
+                    out.append((row["text"], row["topic"], f"{name}:{number}"))
+    facts = [f for f in load_facts() if f["split"] in ("tune", "heldout2")]
+    for name in SPENT_FACTS:
+        facts += load_facts(data_file(name))
+    for fact in facts:
         rel = fact["rel"]
         topic = rel if rel in CLASSES and single_valued(rel) else OTHER
         out.append((fact["text"], topic, "persona:" + fact["persona"]))
@@ -230,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         "model": "all-MiniLM-L6-v2",
         "classes": list(CLASSES),
         "threshold": THRESHOLD,
-        "trained_on": "bench/data/conflict_pairs_dev.jsonl sentences and bench/data/invented_facts.jsonl (tune)",
+        "trained_on": "bench/data/conflict_pairs_dev.jsonl sentences, invented_topics.jsonl, invented_topics2.jsonl, "
+                      "and the invented facts of the spent splits (tune, heldout2..heldout7)",
         "weights": [[round(float(v), 5) for v in row] for row in w],
         "bias": [round(float(v), 5) for v in b],
     }
