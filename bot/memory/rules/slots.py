@@ -1044,7 +1044,8 @@ _FAVOURITE_NOTE_AFTER = re.compile(r"^([a-z][a-z ]{0,30}?)[.!:-]+ (?:my )?favou?
 # a note that is only the job: "Pediatric nurse, night shift.", "Animal doctor, aka
 # veterinarian.", "Welder by trade." (read as "i am a ..." when the words name a profession)
 _JOB_NOTE = re.compile(
-    r"^(?:(?:currently|now|still|proud|full time|part time) )?([a-z]+(?: [a-z]+){0,2}?)"
+    r"^(?:(?:currently|now|still|proud|full time|part time) )?"
+    r"(?!(?:no|not|never|my|our|his|her|their|the|this|that|so|too|just|some|any)\b)([a-z]+(?: [a-z]+){0,2}?)"
     r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
 )
 # "fav", "fave": favourite

@@ -470,6 +470,7 @@ SEVENTH_READ = [
 SEVENTH_NOT_READ = [
     ("Pizza, every friday night.", "job"),
     ("Dog person, obviously.", "job"),
+    ("no girlfriend rn, single", "job"),  # "rn" is "right now" here (found in heldout7's unrelated pairs)
     ("this is the best taco truck in town", "favorite_food"),
     ("my boss is the best person i know", "favorite_person"),
     ("that was the best movie ever", "favorite_movie"),
