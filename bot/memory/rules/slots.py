@@ -421,7 +421,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"police force|fire department)\b",
             # what one does at a workplace: "I wait tables at a steakhouse", "I fly planes for an
             # airline"
-            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in) "
+            # (not a room of one's own home: "i grow succulents in my yard", "in our kitchen"; "at
+            # my own garage" is a workplace)
+            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in(?! (?:my|our) "
+            rf"(?:[a-z]+ ){{0,2}}?(?:yard|garage|kitchen|studio|office|gym|garden|basement)s?\b)) "
             rf"(?:a|an|the|my|our|one|this|that|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
             # a parent at home: "I stay home with my three kids" (one value with "a stay at home mom")
             (rf"{S}{A}stay (?:at )?home with (?:my|our|the) (?:\w+ )?(?:kids|children|baby|babies|"

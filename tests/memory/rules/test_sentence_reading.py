@@ -466,6 +466,7 @@ SEVENTH_READ = [
     ("Doing paleo, six months in.", "diet", "paleo"),
     ("i share a small flat with my sister", "home_type", "flat"),
     ("we rent a third floor walkup", "home_type", "walkup"),
+    ("i repair engines at my own garage", "job", None),
 ]
 SEVENTH_NOT_READ = [
     ("Pizza, every friday night.", "job"),
@@ -477,6 +478,8 @@ SEVENTH_NOT_READ = [
     ("I am a surgical resident.", "residence"),
     ("I spend my days in meetings.", "residence"),
     ("i have a dog house", "home_type"),
+    ("i grow cactus and succulents in my yard", "job"),  # a yard of one's own is no workplace
+    ("I bake bread in my kitchen on sundays", "job"),
 ]
 SEVENTH_PAIRS = [
     ("Midwife, eleven years now.", "i work as a bus driver.", VERDICT_CHANGE),
