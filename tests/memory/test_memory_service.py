@@ -285,6 +285,21 @@ async def test_an_old_memory_changed_elsewhere_meanwhile_is_not_overwritten(memo
 
 
 @pytest.mark.parametrize(("old", "new"), [
+    ("cant start my day without an espresso", "three cups of coffee a day minimum"),
+    ("huge bookworm here, always have a novel going", "i read like two books a week"),
+    ("i have a golden retriever", "my black lab is my best friend"),
+])
+async def test_the_same_drink_pastime_or_pet_is_found_though_no_word_is_shared(memory, old, new):
+    """Read from the sixth and seventh persona sets (2026-12-03): the frames called these the
+    same thing, but the conflict check's keyword search never found the older fact, which
+    shares no word with the new one (an espresso is coffee, a bookworm reads)."""
+    o = await owner(memory)
+    await memory.remember(o, old)
+    second = await memory.remember(o, new)
+    assert [m.text for m in second.asked] == [old]
+
+
+@pytest.mark.parametrize(("old", "new"), [
     ("I have a yorkie named Pip", "we have an old beagle"),  # "yorkie" sorts after the 32nd breed
     ("i have a whippet", "I have a young collie"),  # and the fact's own "young" must be searched
 ])

@@ -109,6 +109,11 @@ _DRINKS = {
     **dict.fromkeys("beer lager ale ipa stout".split(), "beer"),
     **dict.fromkeys("wine merlot chardonnay".split(), "wine"),
 }
+# the words a search for one drink or one pastime should look for together
+_SEARCH_GROUPS = tuple(
+    frozenset(w for w, kind in table.items() if kind == name) | {name}
+    for table in (_DRINKS, _PASTIMES) for name in dict.fromkeys(table.values())
+)
 # who else a sentence may be about: then it says nothing of the person's own likes
 _OTHERS = frozenset("he she they his her their your its it".split())
 # a statement may open with when it holds: "on sundays i go fishing"
@@ -118,6 +123,11 @@ _LEADING_TIME = frozenset("on in at every most some during after before".split()
 _KIN = frozenset(
     "brother sister sibling kid child children son daughter boy girl twin grandkid grandchild "
     "grandson granddaughter".split()
+)
+# the people a sentence may be about besides the speaker
+_PEOPLE = _KIN | frozenset(
+    "husband wife partner boyfriend girlfriend fiance fiancee spouse hubby mom mother dad father "
+    "friend boss roommate neighbor coworker colleague parent grandma grandpa".split()
 )
 # a fragment that drops its "I": "Got three rescue dogs.", "adopted a greyhound last year"
 _DROPPED_I = frozenset("got adopted rescued own have love adore".split())
@@ -248,13 +258,17 @@ def _news(rest: list[str]) -> bool:
 
 
 def _drink_said(toks: list[str]) -> Frame | None:
-    """A drink said without a verb, of oneself: "coffee, black, lots of it", "three cups of coffee
-    a day minimum", "cant start my day without an espresso": liking it."""
-    if toks[0] in _OTHERS:
-        return None
+    """A drink or a pastime said without a verb, of oneself: "coffee, black, lots of it", "three
+    cups of coffee a day minimum", "cant start my day without an espresso" (liking it); "huge
+    bookworm here" (reading)."""
+    if toks[0] in _OTHERS or any(lemma(t) in _PEOPLE for t in toks[:3]):
+        return None  # "my husband is a huge gamer": his
     drinks = {_DRINKS[t] for t in toks if t in _DRINKS}
-    if len(drinks) != 1:
+    pastimes = {_PASTIMES[lemma(t)] for t in toks if lemma(t) in _PASTIMES}
+    if len(drinks) + len(pastimes) != 1:
         return None  # none, or "tea, never coffee": which?
+    if pastimes:  # "huge bookworm here", "video games are my whole personality"
+        return Frame(verb=pastimes.pop(), objects=frozenset())
     return Frame(verb="like", objects=frozenset(drinks))
 
 
@@ -291,6 +305,11 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
         out |= _OTHER_PETS
     if words & (_CHILD_GENERIC | _CHILD_SPECIFIC):
         out |= _CHILD_GENERIC | (_CHILD_SPECIFIC if words & _CHILD_GENERIC else frozenset())
+    # a drink by any of its kinds ("espresso" finds "coffee"), a pastime by its thing or doer
+    # ("bookworm" finds "i read a lot")
+    for group in _SEARCH_GROUPS:
+        if words & group:
+            out |= group
     return out
 
 

@@ -80,6 +80,8 @@ SAME = [
     ("i love coffee", "cant start my day without an espresso"),
     ("i play video games after work", "I game most nights."),
     ("I love trying new recipes.", "i like to cook dinner from scratch"),
+    ("I read two books a week.", "huge bookworm here, always have a novel going"),
+    ("i play video games after work", "video games are my whole life lol"),
     ("i love hikeing", "I go hiking in the hills."),
     # children: a generic word covers the specific ones
     ("i have two kids", "I have two daughters."),
@@ -100,6 +102,7 @@ APART = [
     ("i drink coffee", "she drinks coffee all day"),  # hers
     ("I eat fish on Fridays.", "I am a keen angler."),  # eating fish is no fishing
     ("coffee, black, lots of it", "A hot cup of tea fixes everything."),  # two drinks
+    ("I love video games.", "my husband is a huge gamer"),  # his
     ("I have a son.", "My daughter is five."),  # two children
     ("I have a dog.", "My sister has a dog."),  # hers
     ("I have a dog.", "I have one too."),
