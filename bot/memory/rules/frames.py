@@ -109,6 +109,7 @@ _DRINKS = {
     **dict.fromkeys("beer lager ale ipa stout".split(), "beer"),
     **dict.fromkeys("wine merlot chardonnay".split(), "wine"),
 }
+_DRINK_KINDS = frozenset(_DRINKS.values())
 # the words a search for one drink or one pastime should look for together
 _SEARCH_GROUPS = tuple(
     frozenset(w for w, kind in table.items() if kind == name) | {name}
@@ -212,6 +213,8 @@ def frame(text: str) -> Frame | None:
             return Frame(verb=pastime, objects=frozenset())  # the pastime, said by its thing
         if family is None:
             return None  # "im a nurse": no frame ("a" is no verb)
+    if family == "have" and found & _DRINK_KINDS:
+        family = "like"  # "I have a cup of tea every afternoon": drinking it
     return Frame(verb=family or verb, objects=found)
 
 

@@ -81,6 +81,7 @@ SAME = [
     ("i play video games after work", "I game most nights."),
     ("I love trying new recipes.", "i like to cook dinner from scratch"),
     ("I read two books a week.", "huge bookworm here, always have a novel going"),
+    ("chamomile tea before bed every night", "I have a cup of tea every afternoon."),
     ("i play video games after work", "video games are my whole life lol"),
     ("i love hikeing", "I go hiking in the hills."),
     # children: a generic word covers the specific ones
