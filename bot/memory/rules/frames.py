@@ -92,7 +92,7 @@ _PASTIMES = {
     **dict.fromkeys("book novel bookworm reader".split(), "read"),
     **dict.fromkeys("trail hiker fourteener".split(), "hike"),
     **dict.fromkeys("garden gardener".split(), "garden"),
-    **dict.fromkeys("game gamer gaming videogame".split(), "game"),
+    **dict.fromkeys("gamer gaming videogame".split(), "game"),  # "games" alone may be baseball
     **dict.fromkeys("recipe".split(), "cook"),
     **dict.fromkeys("yarn knitter".split(), "knit"),
     **dict.fromkeys("angler fisherman".split(), "fish"),
@@ -202,13 +202,13 @@ def frame(text: str) -> Frame | None:
         return Frame(verb=verb, objects=frozenset())  # "I golf on my days off"
     objects: list[str] = []
     for tok in rest:
-        if tok in _OBJECT_END:
-            break
+        if tok in _OBJECT_END or verb == "prefer" and tok in ("to", "over"):
+            break  # "i prefer tea to coffee": coffee is not the thing liked
         if tok not in STOP_WORDS and not _is_number(tok):
             objects.append(tok)
     found = _with_kinds(objects)
     if (family or verb) in _PASTIME_VERBS:
-        pastime = next((_PASTIMES[w] for w in sorted(found) if w in _PASTIMES), None)
+        pastime = next(iter(sorted(_pastimes(found))), None)
         if pastime is not None:
             return Frame(verb=pastime, objects=frozenset())  # the pastime, said by its thing
         if family is None:
@@ -260,6 +260,12 @@ def _news(rest: list[str]) -> bool:
     return verb is not None and (verb in _PAST_VERBS or verb.endswith("ed") and len(verb) > 4)
 
 
+def _pastimes(words: frozenset[str]) -> set[str]:
+    """The pastimes words name by a thing or a doer ("bookworm", "trail"; "video games")."""
+    found = {_PASTIMES[w] for w in words if w in _PASTIMES}
+    return found | ({"game"} if {"video", "game"} <= words else set())
+
+
 def _drink_said(toks: list[str]) -> Frame | None:
     """A drink or a pastime said without a verb, of oneself: "coffee, black, lots of it", "three
     cups of coffee a day minimum", "cant start my day without an espresso" (liking it); "huge
@@ -267,7 +273,7 @@ def _drink_said(toks: list[str]) -> Frame | None:
     if toks[0] in _OTHERS or any(lemma(t) in _PEOPLE for t in toks[:3]):
         return None  # "my husband is a huge gamer": his
     drinks = {_DRINKS[t] for t in toks if t in _DRINKS}
-    pastimes = {_PASTIMES[lemma(t)] for t in toks if lemma(t) in _PASTIMES}
+    pastimes = _pastimes(frozenset(lemma(t) for t in toks))
     if len(drinks) + len(pastimes) != 1:
         return None  # none, or "tea, never coffee": which?
     if pastimes:  # "huge bookworm here", "video games are my whole personality"
@@ -283,8 +289,8 @@ def _pastime_first(toks: list[str]) -> Frame | None:
     if not (first.endswith("ing") and len(first) > 5 and _FIRST_PERSON & set(toks[1:])):
         return None
     verb = lemma(first)
-    if verb == first or verb in _NOT_FRAMES or verb in ("wed", "build") or not verb.isalpha():
-        return None  # "nothing beats ...", "morning walks ...", "wedding plans ..."
+    if verb == first or verb in _NOT_FRAMES or verb in _FAMILIES or verb in ("wed", "build") or not verb.isalpha():
+        return None  # "nothing beats ...", "wedding plans ...", "Eating is something i do when bored"
     return Frame(verb=verb, objects=frozenset())
 
 

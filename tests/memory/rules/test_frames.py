@@ -104,6 +104,9 @@ APART = [
     ("I eat fish on Fridays.", "I am a keen angler."),  # eating fish is no fishing
     ("coffee, black, lots of it", "A hot cup of tea fixes everything."),  # two drinks
     ("I love video games.", "my husband is a huge gamer"),  # his
+    ("I like to eat hamburgers.", "Eating is something i do when i am bored."),  # eating is no pastime
+    ("i game online most nights", "Cubs games all summer, I love baseball."),  # a game of baseball
+    ("I drink coffee every day.", "i actually prefer tea to coffee."),  # the tea is preferred
     ("I have a son.", "My daughter is five."),  # two children
     ("I have a dog.", "My sister has a dog."),  # hers
     ("I have a dog.", "I have one too."),
