@@ -288,6 +288,7 @@ async def test_an_old_memory_changed_elsewhere_meanwhile_is_not_overwritten(memo
     ("cant start my day without an espresso", "three cups of coffee a day minimum"),
     ("huge bookworm here, always have a novel going", "i read like two books a week"),
     ("i have a golden retriever", "my black lab is my best friend"),
+    ("two border collies help me work the cattle", "i have a dachshund named pickles"),  # "collies"
 ])
 async def test_the_same_drink_pastime_or_pet_is_found_though_no_word_is_shared(memory, old, new):
     """Read from the sixth and seventh persona sets (2026-12-03): the frames called these the

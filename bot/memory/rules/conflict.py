@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import adds_another, kind_words, same_thing
+from bot.memory.rules.frames import adds_another, kind_words, kinds, same_thing
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
@@ -545,7 +545,10 @@ def is_candidate(new_text: str, old: Fact) -> bool:
     a chef" is stored as a job, so a new job fact finds it and "Call me Sasha" does not.)
     """
     new_words = _profile(new_text).content
-    if (new_words | kind_words(new_words)) & _profile(old.text).content:
+    old_words = _profile(old.text).content
+    # the old fact's kinds too: its breed may be written as the search finds it but not as the
+    # word lists spell it ("collies", "pit bull")
+    if (new_words | kind_words(new_words)) & (old_words | kinds(old_words)):
         return True
     slot = detect_slot(new_text)
     return slot is not None and slot == _stored_slot(old)
@@ -720,7 +723,8 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
         return RULE_LESS_DETAILED, VERDICT_UNCLEAR
     if shared:
         return RULE_SAME_SLOT, VERDICT_UNCLEAR
-    if not new.slots and not prev.slots and same_thing(new_text, old.text):
+    # (a mere mention of a topic does not stop it: "my fiance and i have two cats" is about cats)
+    if not _stated_slots(new) and not _stated_slots(prev) and same_thing(new_text, old.text):
         if new.negated != prev.negated:  # "I have no more cats" after "I have two cats"
             return RULE_EXPLICIT, VERDICT_CHANGE
         return RULE_SAME_THING, VERDICT_SAME  # the same pet, food or pastime said again

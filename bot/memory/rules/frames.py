@@ -155,6 +155,10 @@ def frame(text: str) -> Frame | None:
         toks = toks[first:] if first is not None else toks
     if toks and toks[0] in _DROPPED_I:
         toks = ["i", *toks]
+    if len(toks) > 3 and toks[0] == "my" and toks[2] == "and" and toks[3] == "i":
+        toks = ["we", *toks[4:]]  # "my fiance and i have two cats": we have them
+    elif len(toks) > 3 and toks[0] == "me" and toks[1] == "and" and toks[2] == "my":
+        toks = ["we", *toks[4:]]  # "me and my hubby just had ...", "me and my wife own a shop"
     if toks and toks[0] not in ("i", "we"):
         return _owned(toks) or _pastime_first(toks) or _drink_said(toks)
     if not toks:
@@ -298,7 +302,8 @@ def kinds(words: frozenset[str]) -> frozenset[str]:
     """The kinds the words name by a breed ("collie" -> "dog", and misspelt: "retreiver",
     "sheperd"): what a search for related facts should also look for, since "I own two dogs"
     never says "collie"."""
-    return frozenset(kind for w in words if (kind := _kind_of(w)) is not None)
+    found = frozenset(kind for w in words if (kind := _kind_of(w)) is not None)
+    return found | {"dog"} if {"pit", "bull"} <= words else found
 
 
 def kind_words(words: frozenset[str]) -> frozenset[str]:

@@ -82,6 +82,11 @@ SAME = [
     ("I love trying new recipes.", "i like to cook dinner from scratch"),
     ("I read two books a week.", "huge bookworm here, always have a novel going"),
     ("chamomile tea before bed every night", "I have a cup of tea every afternoon."),
+    # "my fiance and i", "me and my wife": we (a partner named in passing does not stop it)
+    ("my fiance and i have two cats who run the place", "my cat sleeps on my keyboard"),
+    ("my wife and i love hiking", "i hike every weekend"),
+    # a breed written as the search finds it but the word lists do not spell it
+    ("two border collies help me work the cattle", "i have a dachshund named pickles"),
     ("i play video games after work", "video games are my whole life lol"),
     ("i love hikeing", "I go hiking in the hills."),
     # children: a generic word covers the specific ones
