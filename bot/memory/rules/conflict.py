@@ -522,8 +522,10 @@ def _shared_slots(
         other = old.get(match.slot)
         if other is None:
             continue
-        if match.hint and other.hint and match.value == other.value:
-            continue
+        if match.hint and other.hint and (match.value == other.value or (
+                match.value and other.value
+                and canonical_value(match.slot, match.value) == canonical_value(other.slot, other.value))):
+            continue  # "my wife ..." and "my husband ...": one status, married, mentioned twice
         out.append((match, other))
     return out
 

@@ -324,6 +324,10 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
     for group in _SEARCH_GROUPS:
         if words & group:
             out |= group
+    if words & {"drink", "beverage"}:  # "what do I drink?": every drink
+        out |= _DRINKS.keys() | _DRINK_KINDS
+    if words & {"hobby", "pastime"}:  # "what are my hobbies?": every pastime, by its thing too
+        out |= _PASTIMES.keys() | frozenset(_PASTIMES.values())
     return out
 
 

@@ -247,6 +247,14 @@ async def test_a_change_told_in_chat_is_asked_about(core, old: str, new: str) ->
     (["we have an old beagle", "I love jazz."], "Do I have a dog?", ["• we have an old beagle"]),
     (["I have a hamster named Bo", "i have a golden retriever", "I love fish and chips"], "what pets do I have?",
      ["• I have a hamster named Bo", "• i have a golden retriever"]),
+    # a drink by its kind, every drink, every pastime by its thing (walking the story, 2026-12-03:
+    # "what do i drink?" found nothing though "I love coffee" was saved)
+    (["cant start my day without an espresso", "I live in Leeds."], "do i like coffee?",
+     ["• cant start my day without an espresso"]),
+    (["I love coffee", "green tea every afternoon for me", "I live in Leeds."], "what do i drink?",
+     ["• I love coffee", "• green tea every afternoon for me"]),
+    (["huge bookworm here", "i hit the trails every weekend", "I live in Leeds."], "what are my hobbies?",
+     ["• huge bookworm here", "• i hit the trails every weekend"]),
 ])
 async def test_a_question_by_kind_finds_the_breed_or_the_child_without_vectors(core, facts, question, found) -> None:
     """Without vectors (none configured, or still loading) "do i have kids?" found nothing

@@ -189,6 +189,9 @@ KEEP = [
     ("My favourite band is Radiohead", "My favourite film is Alien"),
     ("I have a brother", "I have a sister"),
     ("I have a sister", "My sister just got married"),
+    # a wife and a husband mentioned in passing are one status, married (walking the story on
+    # 2026-12-03, "my husband is a huge gamer" was asked about "my wife and i love hiking")
+    ("my wife and i love hiking", "my husband is a huge gamer"),
     ("My best friend is Sam", "My friend Jo is a pilot"),
     ("I speak French", "I speak Spanish"),
     ("I'm allergic to peanuts", "I'm allergic to cats"),
