@@ -1077,6 +1077,21 @@ _CONTACT_NOTE = re.compile(
 )
 
 
+# notes and favourites said another way, rewritten (in this order) into the sentence the
+# patterns read: "Favorite color? Blue." -> "my favorite color is blue"
+_NOTE_REWRITES = (
+    (_FAVOURITE_NOTE, r"my favorite \1 is "),
+    (_CONTACT_NOTE, r"my \1 is "),
+    (_FAVOURITE_AFTER, r"my \2 is \1"),
+    (_FAVOURITE_NOTE_AFTER, r"my favorite \2 is \1."),
+)
+_FAVOURITE_REWRITES = (
+    (_BARE_FAVOURITE, "my favorite "),
+    (_MINE, r"my favorite \2 is \1 "),
+    (_BEST_OF, r"my favorite \2 is \1 "),
+)
+
+
 def find_slots(text: str) -> tuple[SlotMatch, ...]:
     """Every single-value slot that `text` speaks about: explicit statements first, then in
     `SLOTS` order.
@@ -1085,13 +1100,13 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     residence), so this returns all of them; `detect_slot` picks one.
     """
     norm = _FAV.sub("favorite", normalise(text))
-    norm = _CONTACT_NOTE.sub(r"my \1 is ", _FAVOURITE_NOTE.sub(r"my favorite \1 is ", norm))
-    norm = _FAVOURITE_AFTER.sub(r"my \2 is \1", norm)
-    norm = _FAVOURITE_NOTE_AFTER.sub(r"my favorite \2 is \1.", norm)
+    for pattern, replacement in _NOTE_REWRITES:
+        norm = pattern.sub(replacement, norm)
     job = _JOB_NOTE.match(norm)
     if job is not None and is_profession(job.group(1)):
         norm = f"i am a {job.group(1)}{norm[job.end():]}"
-    norm = _BEST_OF.sub(r"my favorite \2 is \1 ", _MINE.sub(r"my favorite \2 is \1 ", _BARE_FAVOURITE.sub("my favorite ", norm)))
+    for pattern, replacement in _FAVOURITE_REWRITES:
+        norm = pattern.sub(replacement, norm)
     return _find_slots_normalised(norm)
 
 
