@@ -23,7 +23,7 @@ __all__ = ["Frame", "adds_another", "frame", "kind_words", "kinds", "same_thing"
 # verbs that mean the same relation: owning, liking
 _FAMILIES = {
     "have": "have", "own": "have", "got": "have", "adopt": "have", "get": "have", "rescue": "have",
-    "rescu": "have",
+    "rescu": "have",  # the lemma of "rescued"
     "like": "like", "love": "like", "enjoy": "like", "adore": "like", "prefer": "like",
     # eating or drinking a thing is liking it ("i drink cheap beer" / "i like a cold beer");
     # a diet is a topic of its own and never reaches this (a stated topic is compared first)
