@@ -39,7 +39,7 @@ rules on 2026-12-03 by two writers who had read neither the rules nor any other 
 duplicate-heavy and job-weighted as heldout5. Adding them left every other pair file
 byte-identical.
 
-    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout9 pair files (seeded)
+    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout11 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ FACTS_HELDOUT6 = "invented_facts_heldout6.jsonl"
 FACTS_HELDOUT7 = "invented_facts_heldout7.jsonl"
 FACTS_HELDOUT8 = "invented_facts_heldout8.jsonl"
 FACTS_HELDOUT9 = "invented_facts_heldout9.jsonl"
+FACTS_HELDOUT10 = "invented_facts_heldout10.jsonl"
+FACTS_HELDOUT11 = "invented_facts_heldout11.jsonl"
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -84,11 +86,15 @@ SIZES = {
                  "multi_value": 120},
     "heldout9": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
                  "multi_value": 120},
+    "heldout10": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
+                  "multi_value": 120},
+    "heldout11": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
+                  "multi_value": 120},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
 JOB_SHARE = {"heldout4": 0.4, "heldout5": 0.4, "heldout6": 0.4, "heldout7": 0.4, "heldout8": 0.4,
-             "heldout9": 0.4}
+             "heldout9": 0.4, "heldout10": 0.4, "heldout11": 0.4}
 SEED = 15
 
 
@@ -169,7 +175,8 @@ def main() -> int:
     facts = (load_facts() + load_facts(data_file(FACTS_HELDOUT3))
              + load_facts(data_file(FACTS_HELDOUT4)) + load_facts(data_file(FACTS_HELDOUT5))
              + load_facts(data_file(FACTS_HELDOUT6)) + load_facts(data_file(FACTS_HELDOUT7))
-             + load_facts(data_file(FACTS_HELDOUT8)) + load_facts(data_file(FACTS_HELDOUT9)))
+             + load_facts(data_file(FACTS_HELDOUT8)) + load_facts(data_file(FACTS_HELDOUT9))
+             + load_facts(data_file(FACTS_HELDOUT10)) + load_facts(data_file(FACTS_HELDOUT11)))
     for split in SIZES:
         path = data_file(f"conflict_pairs_invented_{split}.jsonl")
         pairs = build(facts, split)
