@@ -54,18 +54,14 @@ from bench.datasets import data_file
 from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
-FACTS_HELDOUT3 = "invented_facts_heldout3.jsonl"
-FACTS_HELDOUT4 = "invented_facts_heldout4.jsonl"
-FACTS_HELDOUT5 = "invented_facts_heldout5.jsonl"
-FACTS_HELDOUT6 = "invented_facts_heldout6.jsonl"
-FACTS_HELDOUT7 = "invented_facts_heldout7.jsonl"
-FACTS_HELDOUT8 = "invented_facts_heldout8.jsonl"
-FACTS_HELDOUT9 = "invented_facts_heldout9.jsonl"
-FACTS_HELDOUT10 = "invented_facts_heldout10.jsonl"
-FACTS_HELDOUT11 = "invented_facts_heldout11.jsonl"
+# the later persona sets, one file each (heldout3 ... heldout11)
+HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 12))
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
+# the sizes of the duplicate-heavy blind sets (heldout5 onwards)
+BLIND_SIZES = {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
+               "multi_value": 120}
 # kind -> how many pairs at most, per split
 SIZES = {
     "tune": {"slot_change": 480, "duplicate": 200, "unrelated_overlap": 200, "unrelated": 150,
@@ -76,25 +72,12 @@ SIZES = {
                  "multi_value": 100},
     "heldout4": {"slot_change": 250, "duplicate": 80, "unrelated_overlap": 120, "unrelated": 80,
                  "multi_value": 120},
-    "heldout5": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
-                 "multi_value": 120},
-    "heldout6": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
-                 "multi_value": 120},
-    "heldout7": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
-                 "multi_value": 120},
-    "heldout8": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
-                 "multi_value": 120},
-    "heldout9": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
-                 "multi_value": 120},
-    "heldout10": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
-                  "multi_value": 120},
-    "heldout11": {"slot_change": 250, "duplicate": 150, "unrelated_overlap": 120, "unrelated": 80,
-                  "multi_value": 120},
+    **{split: dict(BLIND_SIZES) for split in (
+        "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11")},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
-JOB_SHARE = {"heldout4": 0.4, "heldout5": 0.4, "heldout6": 0.4, "heldout7": 0.4, "heldout8": 0.4,
-             "heldout9": 0.4, "heldout10": 0.4, "heldout11": 0.4}
+JOB_SHARE = {split: 0.4 for split in SIZES if split not in ("tune", "heldout2", "heldout3")}
 SEED = 15
 
 
@@ -172,11 +155,7 @@ def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
 
 
 def main() -> int:
-    facts = (load_facts() + load_facts(data_file(FACTS_HELDOUT3))
-             + load_facts(data_file(FACTS_HELDOUT4)) + load_facts(data_file(FACTS_HELDOUT5))
-             + load_facts(data_file(FACTS_HELDOUT6)) + load_facts(data_file(FACTS_HELDOUT7))
-             + load_facts(data_file(FACTS_HELDOUT8)) + load_facts(data_file(FACTS_HELDOUT9))
-             + load_facts(data_file(FACTS_HELDOUT10)) + load_facts(data_file(FACTS_HELDOUT11)))
+    facts = load_facts() + [fact for name in HELDOUT_FACTS for fact in load_facts(data_file(name))]
     for split in SIZES:
         path = data_file(f"conflict_pairs_invented_{split}.jsonl")
         pairs = build(facts, split)
