@@ -35,7 +35,7 @@ import numpy as np
 
 from bench.conflicts import load_pairs
 from bench.datasets import data_file
-from bench.invented_pairs import load_facts, single_valued
+from bench.invented_pairs import HELDOUT_FACTS, load_facts, single_valued
 from bot.memory.rules.slot_vectors import CLASSES, OTHER, WEIGHTS_FILE
 
 # Dialogue NLI relation -> our topic (bench/data/README.md describes the relations)
@@ -48,9 +48,7 @@ RELATION_TOPICS = {
 TOPICS = "invented_topics.jsonl"  # single sentences written for this, each with its topic
 TOPICS2 = "invented_topics2.jsonl"  # more of them, written for variety of wording (fifth pass)
 # persona sets whose pairs were read while tuning the rules (spent): their facts train too
-SPENT_FACTS = ("invented_facts_heldout3.jsonl", "invented_facts_heldout4.jsonl",
-               "invented_facts_heldout5.jsonl", "invented_facts_heldout6.jsonl",
-               "invented_facts_heldout7.jsonl")
+SPENT_FACTS = HELDOUT_FACTS[:5]  # heldout3..heldout7; heldout8 onwards are still held out
 THRESHOLD = 0.80  # the product names a topic only when the classifier is at least this sure (CV)
 L2 = 1e-4
 STEPS = 4000

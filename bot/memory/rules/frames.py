@@ -110,6 +110,8 @@ _DRINKS = {
     **dict.fromkeys("wine merlot chardonnay".split(), "wine"),
 }
 _DRINK_KINDS = frozenset(_DRINKS.values())
+_EVERY_DRINK = frozenset(_DRINKS) | _DRINK_KINDS
+_EVERY_PASTIME = frozenset(_PASTIMES) | frozenset(_PASTIMES.values())
 # the words a search for one drink or one pastime should look for together
 _SEARCH_GROUPS = tuple(
     frozenset(w for w, kind in table.items() if kind == name) | {name}
@@ -160,7 +162,7 @@ def frame(text: str) -> Frame | None:
     elif len(toks) > 3 and toks[0] == "me" and toks[1] == "and" and toks[2] == "my":
         toks = ["we", *toks[4:]]  # "me and my hubby just had ...", "me and my wife own a shop"
     if toks and toks[0] not in ("i", "we"):
-        return _owned(toks) or _pastime_first(toks) or _drink_said(toks)
+        return _owned(toks) or _pastime_first(toks) or _thing_said(toks)
     if not toks:
         return None
     i = 1
@@ -270,7 +272,7 @@ def _pastimes(words: frozenset[str]) -> set[str]:
     return found | ({"game"} if {"video", "game"} <= words else set())
 
 
-def _drink_said(toks: list[str]) -> Frame | None:
+def _thing_said(toks: list[str]) -> Frame | None:
     """A drink or a pastime said without a verb, of oneself: "coffee, black, lots of it", "three
     cups of coffee a day minimum", "cant start my day without an espresso" (liking it); "huge
     bookworm here" (reading)."""
@@ -325,9 +327,9 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
         if words & group:
             out |= group
     if words & {"drink", "beverage"}:  # "what do I drink?": every drink
-        out |= _DRINKS.keys() | _DRINK_KINDS
+        out |= _EVERY_DRINK
     if words & {"hobby", "pastime"}:  # "what are my hobbies?": every pastime, by its thing too
-        out |= _PASTIMES.keys() | frozenset(_PASTIMES.values())
+        out |= _EVERY_PASTIME
     return out
 
 
