@@ -39,7 +39,7 @@ rules on 2026-12-03 by two writers who had read neither the rules nor any other 
 duplicate-heavy and job-weighted as heldout5. Adding them left every other pair file
 byte-identical.
 
-    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout11 pair files (seeded)
+    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout13 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ from bench.datasets import data_file
 from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
-# the later persona sets, one file each (heldout3 ... heldout11)
-HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 12))
+# the later persona sets, one file each (heldout3 ... heldout13)
+HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 14))
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -73,7 +73,8 @@ SIZES = {
     "heldout4": {"slot_change": 250, "duplicate": 80, "unrelated_overlap": 120, "unrelated": 80,
                  "multi_value": 120},
     **{split: dict(BLIND_SIZES) for split in (
-        "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11")},
+        "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11",
+        "heldout12", "heldout13")},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
