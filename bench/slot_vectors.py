@@ -10,9 +10,9 @@ sentence vectors of MiniLM place such sentences near others of the same topic, s
 classifier over them can name the topic when the rules name none. It is trained on the sentences
 of the dev pairs (their topic from the pair's slot or its Dialogue NLI relation), on the
 invented facts of the spent persona sets (invented_facts.jsonl splits "tune" and "heldout2", and
-invented_facts_heldout3..7.jsonl, all read while tuning the rules) and on single sentences written
-for it (bench/data/invented_topics.jsonl, invented_topics2.jsonl); the persona sets still held out
-(heldout8, heldout9) are never used.
+invented_facts_heldout3..9.jsonl, all read while tuning the rules) and on single sentences written
+for it (bench/data/invented_topics.jsonl, invented_topics2.jsonl, invented_topics3.jsonl); the
+persona sets still held out (heldout10 onwards) are never used.
 
 Checked by cross-validation across personas: the sentences are grouped (an invented persona is
 one group; a dev sentence, whose persona is not recorded, is its own group, identical sentences
@@ -36,7 +36,7 @@ import numpy as np
 from bench.conflicts import load_pairs
 from bench.datasets import data_file
 from bench.invented_pairs import HELDOUT_FACTS, load_facts, single_valued
-from bot.memory.rules.slot_vectors import CLASSES, OTHER, WEIGHTS_FILE
+from bot.memory.rules.slot_vectors import CLASSES, OTHER, PLACE_THRESHOLD, WEIGHTS_FILE, is_home_by_place
 
 # Dialogue NLI relation -> our topic (bench/data/README.md describes the relations)
 RELATION_TOPICS = {
@@ -47,11 +47,13 @@ RELATION_TOPICS = {
 }
 TOPICS = "invented_topics.jsonl"  # single sentences written for this, each with its topic
 TOPICS2 = "invented_topics2.jsonl"  # more of them, written for variety of wording (fifth pass)
+TOPICS3 = "invented_topics3.jsonl"  # indirect statements and longer messages (sixth pass)
 # persona sets whose pairs were read while tuning the rules (spent): their facts train too
-SPENT_FACTS = HELDOUT_FACTS[:5]  # heldout3..heldout7; heldout8 onwards are still held out
+SPENT_FACTS = HELDOUT_FACTS[:7]  # heldout3..heldout9; heldout10 onwards are still held out
 THRESHOLD = 0.80  # the product names a topic only when the classifier is at least this sure (CV)
 L2 = 1e-4
-STEPS = 4000
+STEPS = 2000
+RATE = 0.01
 FOLDS = 5
 SEED = 15
 
@@ -71,7 +73,7 @@ def training_sentences() -> list[tuple[str, str, str]]:
                 found.add(slot)
     out = [(text, next(iter(found)) if len(found) == 1 else OTHER, "dev:" + text.lower())
            for text, found in topics.items()]
-    for name in (TOPICS, TOPICS2):
+    for name in (TOPICS, TOPICS2, TOPICS3):
         with open(data_file(name), encoding="utf-8") as handle:
             for number, line in enumerate(handle):
                 if line.strip():
@@ -101,20 +103,23 @@ def embed(texts: list[str]) -> np.ndarray:
 
 
 def fit(x: np.ndarray, y: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Multinomial logistic regression with L2, by full-batch gradient descent (plain numpy:
-    the product only needs the weights)."""
+    """Multinomial logistic regression with L2, full batch, by Adam (plain numpy: the product
+    only needs the weights). Plain gradient descent had not converged on 7,000 sentences (held-in
+    accuracy 0.899 against 0.908 converged)."""
     w = np.zeros((classes, x.shape[1]), dtype=np.float64)
     b = np.zeros(classes, dtype=np.float64)
     onehot = np.eye(classes)[y]
     # classes weighted so that "other" (most sentences) does not drown the topics
     counts = np.bincount(y, minlength=classes).astype(np.float64)
     weights = (len(y) / (classes * np.maximum(counts, 1)))[y]
-    rate = 2.0
-    for _ in range(STEPS):
+    moments = [[np.zeros_like(w), np.zeros_like(w)], [np.zeros_like(b), np.zeros_like(b)]]
+    for step in range(1, STEPS + 1):
         probs = softmax(x @ w.T + b)
         grad = (probs - onehot) * weights[:, None] / len(y)
-        w -= rate * (grad.T @ x + L2 * w)
-        b -= rate * grad.sum(axis=0)
+        for param, g, m in ((w, grad.T @ x + L2 * w, moments[0]), (b, grad.sum(axis=0), moments[1])):
+            m[0] = 0.9 * m[0] + 0.1 * g
+            m[1] = 0.999 * m[1] + 0.001 * g * g
+            param -= RATE * (m[0] / (1 - 0.9 ** step)) / (np.sqrt(m[1] / (1 - 0.999 ** step)) + 1e-8)
     return w.astype(np.float32), b.astype(np.float32)
 
 
@@ -202,6 +207,18 @@ def pair_report(texts: list[str], probs: np.ndarray, threshold: float) -> dict[s
     return out
 
 
+def place_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> str:
+    """What naming a home by its city adds (slot_vectors.is_home_by_place), out of fold: homes
+    read that the classifier alone missed, and sentences wrongly called a home."""
+    home, other = CLASSES.index("residence"), CLASSES.index(OTHER)
+    named = (probs.argmax(axis=1) != other) & (probs.max(axis=1) >= THRESHOLD)
+    missed = (y == home) & ~(named & (probs.argmax(axis=1) == home))
+    added = np.array([not named[i] and is_home_by_place(probs[i], CLASSES, text) for i, text in enumerate(texts)])
+    return (f"homes by their city at p >= {PLACE_THRESHOLD} (out of fold): {int((added & missed).sum())} more of "
+            f"the {int(missed.sum())} homes the classifier alone missed, {int((added & (y != home)).sum())} "
+            f"other sentences called a home")
+
+
 def main(argv: list[str] | None = None) -> int:
     global THRESHOLD
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -227,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"held-out mean: accuracy {mean['accuracy']:.3f}, topic precision {mean['precision']:.3f}, topic "
           f"recall {mean['recall']:.3f} (at p >= {THRESHOLD}), other sentences given a topic {mean['other_named']:.3f}")
     probs = out_of_fold(x, y, groups)
+    print(place_report(texts, y, probs))
     for name, rates in pair_report(texts, probs, THRESHOLD).items():
         print(f"pairs of {name} with out-of-fold topics at p >= {THRESHOLD}: {rates}")
     if args.check:
@@ -237,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "classes": list(CLASSES),
         "threshold": THRESHOLD,
         "trained_on": "bench/data/conflict_pairs_dev.jsonl sentences, invented_topics.jsonl, invented_topics2.jsonl, "
-                      "and the invented facts of the spent splits (tune, heldout2..heldout7)",
+                      "invented_topics3.jsonl and the invented facts of the spent splits (tune, heldout2..heldout9)",
         "weights": [[round(float(v), 5) for v in row] for row in w],
         "bias": [round(float(v), 5) for v in b],
     }

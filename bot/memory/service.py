@@ -164,7 +164,7 @@ class MemoryService:
         # concurrent change reads everything afresh)
         out = await self._tx(
             saving.remember, owner_id, text, self.db.dialect, cosines, new, defaults=self.defaults,
-            review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=vector_slot(vector),
+            review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=vector_slot(vector, text),
             same=same,
         )
         if isinstance(out, saving.AskJudge):

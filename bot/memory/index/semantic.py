@@ -206,7 +206,7 @@ class SemanticIndex:
                     with self.db.session() as s:
                         for (mid, _owner, text), vec in zip(batch, vectors):
                             values: dict[str, Any] = {"embedding": pack_vector(vec)}
-                            topic = vector_slot(vec)
+                            topic = vector_slot(vec, text)
                             if topic is not None:
                                 values["slot"] = func.coalesce(Memory.slot, topic)
                             s.execute(

@@ -55,6 +55,7 @@ from bot.memory.rules.slots import (
     SlotMatch,
     detect_slot,
     find_slots,
+    implied_value,
     is_wish,
     canonical_value,
     same_profession,
@@ -628,6 +629,12 @@ def _slot_verdict(
         if verdict is False and a.slot == "job" and same_profession(a.value, b.value):
             verdict = True
         if verdict is None and new is not None and old is not None:
+            # a value the words imply: a home by its city in any of its names ("wicked cold in
+            # bahstan today"), a status or diet by its telling word ("the missus and i ...")
+            value_a, value_b = _implied(a, new), _implied(b, old)
+            if value_a is not None and value_b is not None:
+                verdict = value_a == value_b
+        if verdict is None and new is not None and old is not None:
             words_a = _value_words(a.value, a.slot) if a.value else _topic_words(new, a.slot)
             words_b = _value_words(b.value, b.slot) if b.value else _topic_words(old, b.slot)
             if words_a and words_b:
@@ -638,6 +645,14 @@ def _slot_verdict(
     if verdicts == {True}:
         return VERDICT_SAME
     return VERDICT_UNCLEAR
+
+
+def _implied(match: SlotMatch, profile: _Profile) -> str | None:
+    """A slot's value in the form values are compared in: the captured one, or the one its
+    fact's words imply (slots.implied_value)."""
+    if match.value:
+        return canonical_value(match.slot, match.value)
+    return implied_value(match.slot, profile._text)
 
 
 def _value_words(value: str, slot: str) -> frozenset[str]:

@@ -74,8 +74,11 @@ _KINDS = {
         "retriever labrador lab poodle terrier shepherd collie corgi husky dalmatian pug bulldog "
         "chihuahua dachshund boxer rottweiler spaniel greyhound pitbull schnauzer doberman mutt "
         "puppy pup beagle sheepdog whippet setter pointer mastiff maltese shih tzu yorkie "
-        "pomeranian weimaraner vizsla akita hound heeler".split(), "dog"),
-    **dict.fromkeys("kitten kitty tabby siamese calico".split(), "cat"),
+        "pomeranian weimaraner vizsla akita hound heeler labradoodle goldendoodle doodle cockapoo "
+        "maltipoo bernedoodle newfoundland bernese samoyed malamute shiba basset bloodhound "
+        "coonhound cavalier bichon havanese papillon westie scottie sheltie springer cocker "
+        "ridgeback".split(), "dog"),
+    **dict.fromkeys("kitten kitty tabby siamese calico ragdoll sphynx bengal".split(), "cat"),
 }
 # pets without breeds in the table: what "pets" also means
 _OTHER_PETS = frozenset(
@@ -90,9 +93,11 @@ _CHILD_SPECIFIC = frozenset({"son", "daughter", "boy", "girl", "baby", "toddler"
 # reader" are reading, "i hit the trails" is hiking ("fish" is not here: eating fish is no fishing)
 _PASTIMES = {
     **dict.fromkeys("book novel bookworm reader".split(), "read"),
-    **dict.fromkeys("trail hiker fourteener".split(), "hike"),
+    **dict.fromkeys("trail hiker fourteener hike".split(), "hike"),
     **dict.fromkeys("garden gardener".split(), "garden"),
-    **dict.fromkeys("gamer gaming videogame".split(), "game"),  # "games" alone may be baseball
+    # "games" alone may be baseball; a few games everyone knows by name
+    **dict.fromkeys("gamer gaming videogame fortnite minecraft roblox zelda pokemon warzone valorant "
+                    "xbox playstation".split(), "game"),
     **dict.fromkeys("recipe".split(), "cook"),
     **dict.fromkeys("yarn knitter".split(), "knit"),
     **dict.fromkeys("angler fisherman".split(), "fish"),
@@ -161,6 +166,8 @@ def frame(text: str) -> Frame | None:
         toks = ["we", *toks[4:]]  # "my fiance and i have two cats": we have them
     elif len(toks) > 3 and toks[0] == "me" and toks[1] == "and" and toks[2] == "my":
         toks = ["we", *toks[4:]]  # "me and my hubby just had ...", "me and my wife own a shop"
+    if toks[:2] in (["there", "is"], ["there", "are"]):
+        toks = toks[2:]  # "there's a grumpy orange tabby who runs this house"
     if toks and toks[0] not in ("i", "we"):
         return _owned(toks) or _pastime_first(toks) or _thing_said(toks)
     if not toks:
@@ -199,8 +206,14 @@ def frame(text: str) -> Frame | None:
     elif family == "like" and i < len(toks) and toks[i].endswith("ing") and len(toks[i]) > 5:
         verb, family = lemma(toks[i]), None  # "I love fishing"
         i += 1
+    if verb in _PASTIME_AROUND:
+        # "i stay up way too late playing video games", "i spend sundays in the garden"
+        pastimes = _pastimes(frozenset(lemma(t) for t in toks[i:]))
+        return Frame(verb=pastimes.pop(), objects=frozenset()) if len(pastimes) == 1 else None
     if verb in _NOT_FRAMES or not verb.isalpha():
         return None
+    if verb == "run" and toks[i:i + 1] == ["on"] and any(t in _DRINKS for t in toks[i + 1:i + 4]):
+        family, i = "like", i + 1  # "i run on coffee": drinking it, not running
     rest = toks[i:]
     if verb == "grow":  # growing things is gardening, whatever grows ("i grew up ..." is not)
         return None if rest[:1] == ["up"] else Frame(verb="garden", objects=frozenset())
@@ -240,13 +253,18 @@ def _owned(toks: list[str]) -> Frame | None:
     little chihuahua goes everywhere with us", "two border collies help me work the cattle",
     "One son, he's 8". The person has it, as "I have a black lab" says. Only pets and
     children, brothers and sisters: "my car", "my job" are topics of their own."""
-    if not toks or not (toks[0] in _POSSESSIVE or toks[0] in _NUMBER_WORDS or toks[0][0].isdigit()):
+    article = bool(toks) and toks[0] in _ARTICLES
+    if not toks or not (toks[0] in _POSSESSIVE or toks[0] in _NUMBER_WORDS or toks[0][0].isdigit() or article):
         return None
     if toks[0] not in _POSSESSIVE and not _FIRST_PERSON & set(toks[1:]):
         return None  # "two dogs barked all night": whose?
     for n, tok in enumerate(toks[1:5], start=1):
         word = lemma(tok)
+        if article and word in _KIN:
+            return None  # "the sister of my friend": not one's own
         if word in _KIN or word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None:
+            if n + 1 < len(toks) and (toks[n + 1] in _PET_COMPOUNDS or article and toks[n + 1] in _SOMEONE_ELSES):
+                return None  # "the dog park is my happy place": no dog of one's own
             if _news(toks[n + 1:]):
                 return None  # "My sister just got married": news about her, not having her
             words = [t for t in toks[1:n + 1] if t not in _NUMBER_WORDS and not _is_number(t)]
@@ -256,7 +274,21 @@ def _owned(toks: list[str]) -> Frame | None:
     return None
 
 
-_PAST_VERBS = frozenset("got was were had went died passed left moved became turned ran made won lost".split())
+# verbs around a pastime, not of it: the pastime is in what follows
+_PASTIME_AROUND = frozenset({"stay", "spend", "waste", "lose"})
+_ARTICLES = frozenset({"a", "an", "the"})
+# a pet word that names something else with the next word ("dog park", "cat person")
+_PET_COMPOUNDS = frozenset(
+    "park parks food walker walkers walking sitter sitting show shows bed beds toy toys hair groomer "
+    "grooming trainer training daycare years year lover lovers person people owner owners friendly "
+    "treats shelter shelters rescue rescues video videos meme memes".split()
+)
+# after "the cat ...": whose it is ("the cat next door", "the dog down the street", "the dog of my friend")
+_SOMEONE_ELSES = frozenset("next down across from of".split())
+_PAST_VERBS = frozenset(
+    "got was were had went died passed left moved became turned ran made won lost bit ate broke tore "
+    "threw hid fell saw came gave took stole caught".split()
+)
 
 
 def _news(rest: list[str]) -> bool:

@@ -23,11 +23,14 @@ Public API: `SLOTS` (data), `SlotMatch`, `find_slots(text)`, `detect_slot(text)`
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
+from bot.memory.rules.places import canonical_place, places_in
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.text import content_words, is_typo_of, lemma, normalise, numbers
 
@@ -79,6 +82,24 @@ CAR_BRANDS = (
     r"seat|opel|vauxhall|jaguar|land rover|range rover|mini cooper|mini|polestar|rivian|lucid|"
     r"suzuki|lincoln|chrysler|saab|alfa romeo|maserati|bentley|rolls royce|bugatti|smart|dacia|"
     r"byd|genesis|harley|harley davidson|ducati|yamaha|kawasaki|vespa|prius|corolla|civic)"
+)
+
+
+def _car_names() -> str:
+    """Makes, their chat nicknames and models that are not also common words, as one regex
+    alternation (cars.json beside this file, written from general knowledge): "my f150", "my
+    old civic", "my honda civic" name one's car; "my charger" does not."""
+    try:
+        names = json.loads(Path(__file__).with_name("cars.json").read_text(encoding="utf-8"))["names"]
+    except (OSError, ValueError, KeyError, TypeError):
+        names = []
+    return "|".join(re.escape(str(name)) for name in sorted(names, key=len, reverse=True)) or "(?!)"
+
+
+CAR_NAMES = _car_names()
+_CAR_ADJECTIVES = (
+    r"old|new|trusty|beloved|little|beat up|rusty|work|daily|first|current|faithful|ancient|battered|"
+    r"souped up|lifted|beautiful|baby|red|blue|black|white|silver|grey|gray|green|\d{4}|\d+ year old"
 )
 VEHICLES = (
     r"(?:car|truck|pickup|pickup truck|suv|minivan|mini van|van|motorcycle|motorbike|scooter|"
@@ -309,7 +330,8 @@ _RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
     (r"^(?:broke up|split up|dumped)\b", "single"),
     (r"\b(?:ex|divorced?|separated|broke up|split|left my|dumped)\b", "separated"),
     (r"\b(?:engaged|fiance|fiancee|proposed)\b", "engaged"),
-    (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced)\b", "married"),
+    (r"\b(?:married|marry|marriage|wife|husband|hubby|spouse|hitched|forced|missus|mrs|wifey|"
+     r"better half)\b", "married"),
     (r"\b(?:boyfriend|bf)\b", "partnered boyfriend"),
     (r"\b(?:girlfriend|gf)\b", "partnered girlfriend"),
     (r"\b(?:partner|dating|seeing|relationship|taken|in love|significant other|together)\b",
@@ -440,6 +462,10 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}teach(?: now| full time| part time| for a living)?(?=$|[,.!])", "teacher"),
             (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
              rf"teens|immigrants|beginners)\b", "teacher"),
+            # farming told by what is raised: "i raise cattle and grow corn", "we grow soybeans"
+            (rf"{S}{A}(?:raise|farm|grow|run|breed|milk) (?:(?:a|our|my|the|\w+) )?(?:\w+ )?(?:cattle|cows|"
+             rf"livestock|sheep|hogs|pigs|goats|beef|corn|wheat|soybeans|soy beans|crops|hay|cotton|"
+             rf"barley|sugar cane|rice paddies|dairy cows|herd|acres)\b", "farmer"),
             rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
             rf"fields|land|oil rigs?|construction sites?|building sites?|shifts?|nights|"
             rf"night shifts?|double shifts?)\b",
@@ -531,6 +557,8 @@ SLOTS: dict[str, SlotRule] = {
             r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"
         ),
         value_from=_strip_dwelling,
+        # a city by any of its names is one home: "the big apple", "NYC", "new york city"
+        canonical=lambda value: canonical_place(value) or value,
     ),
     "relationship": SlotRule(
         patterns=(
@@ -586,7 +614,7 @@ SLOTS: dict[str, SlotRule] = {
         patterns=(
             rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our) "
             rf"(?P<value>[^,;]+)",
-            rf"\bmy (?:main |primary |only |daily |current |new |first |old |usual |family )?"
+            rf"\bmy (?:main |primary |only |daily |current |new |first |old |usual |family |work )?"
             rf"(?:{VEHICLES}|ride|vehicle|transportation|transport|mode of transportation|"
             rf"means of transportation|mode of transport|means of transport|daily driver) "
             rf"(?:is|are) (?P<value>[^,;]+)",
@@ -595,6 +623,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
             rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
             rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
+            # one's car named by its make or model: "my honda civic has over 200k miles", "my f150"
+            rf"\b(?:my|our) (?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?P<value>(?:{CAR_NAMES})(?: (?:{CAR_NAMES}))?)"
+            rf"\b(?! (?:dealer|dealership|dealerships|salesman|factory|plant|stock|shares|commercial|keys?|"
+            rf"collection|poster|models?|toys?|shirt|hat|jacket)\b)",
             rf"{S}{A}(?P<neg>sold|got rid of|totaled|totalled|wrecked|scrapped) (?:a|an|my|our|the) "
             rf"(?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b(?! (?:and|but)\b)",
             rf"{S}{A}(?P<neg>can not|could never|can never) afford (?:a |to buy a |to run a )?"
@@ -719,6 +751,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
             rf"\bmy age is (?P<value>{NUM})\b",
             r"\bi was born in (?P<value>(?:19|20)\d\d)\b",
+            r"\bmy (?P<value>\d{2,3})(?:st|nd|rd|th) birthday\b",
+            r"^(?P<value>\d{2,3}) candles\b",
             r"\bi am in my (?P<value>(?:early |mid |late )?(?:twenties|thirties|forties|fifties|"
             r"sixties|seventies|eighties|nineties|teens|[2-9]0s))\b",
         ),
@@ -988,7 +1022,9 @@ _DROPPED_I = re.compile(
     r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
     r"retired|switched|joined|married|divorced|teach|work|live|drive)\b"
 )
-_DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)")
+# (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
+_DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)|"
+                          r"^(?:only |just |almost |nearly )?(?=(?:1[3-9]|[2-9]\d)(?: and\b| but\b|,))")
 _BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with |$)")
 
 
@@ -1134,6 +1170,35 @@ def _rule_of(slot: str) -> SlotRule | None:
     if slot in SLOTS:
         return SLOTS[slot]
     return SLOTS["favorite_{cat}"] if slot.startswith("favorite_") else None
+
+
+# a status said without a pattern's shape, for a topic only the vectors named ("flying solo
+# these days", "the missus and i been hitched since 1980"): the unanchored rows of the table
+_IMPLIED_SINGLE = (r"\b(?:single|no (?:boyfriend|girlfriend|partner|one special)|not (?:seeing|dating) "
+                   r"(?:anyone|anybody|someone)|flying solo)\b", "single")
+_IMPLIED: dict[str, tuple[tuple[str, str], ...]] = {
+    "relationship": (_IMPLIED_SINGLE, *(row for row in _RELATIONSHIP_VALUES if not row[0].startswith("^"))),
+    "diet": (
+        (r"\b(?:vegan|plant based|(?:no|zero) animal products)\b", "vegan"),
+        (r"\b(?:vegetarian|veggie|meat free|meatless|(?:no|zero) meat)\b", "vegetarian"),
+        (r"\b(?:pescatarian|pescetarian)\b", "pescatarian"),
+        (r"\b(?:omnivore|carnivore|eat (?:everything|anything))\b", "omnivore"),
+    ),
+}
+
+
+def implied_value(slot: str, text: str) -> str | None:
+    """The value a fact's words imply for a topic its patterns did not capture (the vectors or
+    the stored slot named it), in the form values are compared in: a status or diet by its
+    telling word, a home by the one city it names; None when the words do not say."""
+    if slot == "residence":
+        cities = set(places_in(text, ambiguous=True))
+        return cities.pop() if len(cities) == 1 else None
+    norm = normalise(text)
+    for pattern, canonical in _IMPLIED.get(slot, ()):
+        if re.search(pattern, norm):
+            return canonical
+    return None
 
 
 def canonical_value(slot: str, value: str) -> str:

@@ -92,6 +92,15 @@ SAME = [
     # children: a generic word covers the specific ones
     ("i have two kids", "I have two daughters."),
     ("I have 3 children.", "i have three kids"),
+    # a pet with an article, in a sentence about oneself; "there's a ..." (sixth pass)
+    ("i have a dog", "the goldendoodle is basically my second kid"),
+    ("I have a cat.", "there's a fat ragdoll who thinks she owns my couch"),
+    ("our sheltie herds the kids", "a corgi keeps me company while i work"),
+    ("I love coffee.", "i run on coffee and stubbornness"),  # running on it is drinking it
+    ("I like to hike.", "mt hood hikes every other weekend"),
+    ("I play video games.", "up all night on minecraft again lol"),
+    ("I play video games.", "i stay up way too late playing video games"),
+    ("I love gardening.", "i spend most sundays in the garden"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
@@ -118,6 +127,9 @@ APART = [
     ("I have a son.", "I have a daughter."),  # two children
     ("i have a golden retriever named Max", "we also got a beagle puppy"),  # one more, said so
     ("I have a cat.", "I have another cat."),
+    ("I have a dog.", "the dog park is my favourite place in town"),  # a place, no dog
+    ("I like to run.", "i run on coffee most days"),  # the coffee, not a run
+    ("I love gardening.", "i spend my days teaching kids"),
     ("i listen to bluegrass on long drives", "i drink green tea all day long"),  # "long" is no object  # "have" and "like" need their object
 ]
 
@@ -129,6 +141,20 @@ def test_the_same_thing_again_is_asked_with_keep_both(old: str, new: str) -> Non
     if result.duplicate_of is not None:
         return  # said again in the same words: not stored twice
     assert [n.verdict for n in result.nominations] == [VERDICT_SAME], result
+
+
+# not one's own pet or relative, though named with an article and a first-person word (the
+# word-subset rule of conflict.py still asks about these with Keep both: "more detailed")
+NOT_OWNED = [
+    ("I have a cat.", "the cat next door visits me every morning"),  # the neighbour's
+    ("I have a dog.", "a dog bit me when i was a kid"),  # news, not having one
+    ("I have a sister.", "the sister of my best friend is a vet"),  # not one's own
+]
+
+
+@pytest.mark.parametrize(("old", "new"), NOT_OWNED)
+def test_a_pet_or_relative_with_an_article_is_not_always_ones_own(old: str, new: str) -> None:
+    assert not same_thing(new, old)
 
 
 @pytest.mark.parametrize(("old", "new"), APART)

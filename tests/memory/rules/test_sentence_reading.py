@@ -23,7 +23,7 @@ from bot.memory.rules.conflict import (
     detect_slot,
     slot_value,
 )
-from bot.memory.rules.slots import find_slots
+from bot.memory.rules.slots import find_slots, implied_value
 
 
 def verdict(old: str, new: str) -> Assessment:
@@ -490,14 +490,49 @@ SEVENTH_PAIRS = [
 ]
 
 
+
+# Sixth pass (heldout8/9 spent, 2026-12-03); new sentences. One's car named by its make or
+# model, an age said first or by a birthday, a city by any of its names is one home.
+EIGHTH_READ = [
+    ("my old corolla finally needs new tires", "car", "corolla"),
+    ("our subaru outback has 300k on it", "car", "subaru"),  # "outback" is also a word
+    ("my trusty f-150 never lets me down", "car", "f 150"),
+    ("my work truck is a chevy", "car", "chevy"),
+    ("71 and still chopping my own wood", "age", "71"),
+    ("Only 19 but i pay my own rent", "age", "19"),
+    ("my 45th birthday is next week, send cake", "age", "45"),
+    ("30 candles this year, where did the time go", "age", "30"),
+    ("i moved to the big apple last spring", "residence", "big apple"),
+]
+EIGHTH_NOT_READ = [
+    ("my phone charger broke again", "car"),
+    ("my dad s honda is older than me", "car"),  # someone else's car
+    ("my tesla stock is down again", "car"),
+    ("i sell cars at the toyota dealership", "car"),
+    ("2 and a half years at this job now", "age"),
+    ("12, 14 and 16 are my kids ages", "age"),
+    ("100 and counting, days sober that is", "age"),
+]
+EIGHTH_PAIRS = [
+    ("I live in NYC.", "the big apple has been home for ten years", VERDICT_SAME),
+    ("I live in the windy city.", "i moved to chicago in 2019", VERDICT_SAME),
+    ("I live in Boston.", "we moved to beantown last year", VERDICT_SAME),
+    ("I live in Philly.", "I moved to Pittsburgh.", VERDICT_CHANGE),
+    ("my old corolla finally needs new tires", "I drive a Tesla now.", VERDICT_CHANGE),
+    ("my honda civic has 200k miles", "I drive a Civic.", VERDICT_SAME),
+    ("I'm 34 years old.", "41 and loving it", VERDICT_CHANGE),
+]
+
+
+
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
@@ -522,3 +557,34 @@ def test_values_read_where_they_stand_set_the_verdict(old: str, new: str, expect
         return  # the same value in other words: not stored twice
     assert result.nominations, result
     assert result.nominations[0].verdict == expected, result
+
+
+# A topic only the vectors (or the stored slot) named: the value its words imply decides the
+# verdict, so the same status said twice is Keep both, never "Mark older as past" (sixth pass).
+IMPLIED = [
+    ("relationship", "the missus and i have been hitched for ages", "married"),
+    ("relationship", "flying solo these days, nobody special", "single"),
+    ("relationship", "my ex kept the dog after the divorce", "separated"),
+    ("relationship", "we argue about whose turn it is to cook", None),
+    ("diet", "zero animal products for me, ever", "vegan"),
+    ("diet", "meatless all week, fish on fridays", "vegetarian"),
+    ("residence", "another grey morning in the big smoke, love this city", None),  # not in the table
+    ("residence", "rush hour in atlanta is no joke", "atlanta"),
+    ("residence", "swapped tulsa for denver, no regrets", None),  # two cities: which?
+]
+
+
+@pytest.mark.parametrize(("slot", "text", "value"), IMPLIED)
+def test_the_value_the_words_imply(slot: str, text: str, value: str | None) -> None:
+    assert implied_value(slot, text) == value
+
+
+@pytest.mark.parametrize(("old", "new", "slot", "expected"), [
+    ("I am married.", "the missus and i have been hitched for ages", "relationship", VERDICT_SAME),
+    ("I am married.", "flying solo these days, nobody special", "relationship", VERDICT_CHANGE),
+    ("I live in Atlanta.", "rush hour in the ATL is no joke", "residence", VERDICT_SAME),
+    ("I live in Atlanta.", "rush hour in boston is no joke", "residence", VERDICT_CHANGE),
+])
+def test_an_implied_value_sets_the_verdict(old: str, new: str, slot: str, expected: str) -> None:
+    result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old))], new_slot=slot)
+    assert result.nominations and result.nominations[0].verdict == expected, result

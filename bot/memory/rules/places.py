@@ -1,0 +1,83 @@
+"""Cities and the names people call them in chat: "the big apple" and "NYC" are New York.
+
+Why: a home is said by its city's nickname as often as by its name ("the windy city", "beantown",
+"the 6ix"), and a sentence about local life names the city without saying one lives there
+("Phoenix heat doesn't bother me"). Without this table the bot asked "did you move?" between
+"I live in NYC" and "the big apple is home", and could not tell which value a home told that way
+has. The table (places.json beside this file: about 620 cities and 640 of their nicknames,
+abbreviations, older names and demonyms, written from general knowledge) holds names for a whole
+city only, never a borough or a district: moving from Brooklyn to Manhattan is a move. Pure:
+text in, a city or None out.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from bot.memory.rules.text import normalise, tokens
+
+__all__ = ["PLACES_FILE", "canonical_place", "place_in", "places_in"]
+
+PLACES_FILE = Path(__file__).with_name("places.json")
+# words before a city that do not change which city it is ("sunny san diego", "the city of boston")
+_BEFORE = frozenset({"the", "city", "of", "sunny", "beautiful", "lovely", "rainy", "good", "old", "downtown"})
+
+
+@lru_cache(maxsize=1)
+def _index() -> tuple[dict[tuple[str, ...], str], frozenset[tuple[str, ...]], int]:
+    """name tokens -> city; the cities whose own name is also a common word or first name
+    ("reading", "austin"); the longest name in tokens."""
+    try:
+        data = json.loads(PLACES_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}, frozenset(), 0
+    index: dict[tuple[str, ...], str] = {}
+    for city in data.get("cities", ()):
+        index[tuple(tokens(normalise(city)))] = city
+    for alias, city in data.get("aliases", {}).items():
+        index.setdefault(tuple(tokens(normalise(alias))), city)
+    ambiguous = frozenset(tuple(tokens(normalise(city))) for city in data.get("ambiguous", ()))
+    return index, ambiguous, max((len(key) for key in index), default=0)
+
+
+def canonical_place(value: str) -> str | None:
+    """The city a whole value names ("the big apple", "NYC", "new york city" -> "new york"), or
+    None when the value is not (only) a known city's name."""
+    index, _, _ = _index()
+    toks = tokens(normalise(value))
+    while toks:
+        found = index.get(tuple(toks))
+        if found is not None:
+            return found
+        if toks[0] not in _BEFORE:
+            return None
+        toks = toks[1:]
+    return None
+
+
+def place_in(text: str, *, ambiguous: bool = False) -> str | None:
+    """The first known city a text names, by its longest name at each position. Cities whose
+    name is also a common word or a first name ("reading", "charlotte") count only with
+    `ambiguous`."""
+    found = places_in(text, ambiguous=ambiguous)
+    return found[0] if found else None
+
+
+def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
+    """Every known city a text names, in order ("left tulsa for denver": tulsa, denver)."""
+    index, unclear, longest = _index()
+    toks = tokens(normalise(text))
+    out: list[str] = []
+    start = 0
+    while start < len(toks):
+        for size in range(min(longest, len(toks) - start), 0, -1):
+            key = tuple(toks[start:start + size])
+            city = index.get(key)
+            if city is not None and (ambiguous or key not in unclear):
+                out.append(city)
+                start += size - 1
+                break
+        start += 1
+    return out

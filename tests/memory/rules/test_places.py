@@ -1,0 +1,78 @@
+"""Cities by any of their names (bot/memory/rules/places.py), and a home told by its city
+(slot_vectors.is_home_by_place): tables of sentences written for these tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bot.memory.rules import slot_vectors
+from bot.memory.rules.places import canonical_place, place_in
+
+CANONICAL = [
+    ("the big apple", "new york"),
+    ("NYC", "new york"),
+    ("New York City", "new york"),
+    ("the windy city", "chicago"),
+    ("Chi-town", "chicago"),
+    ("sunny san diego", "san diego"),
+    ("Bombay", "mumbai"),
+    ("the 6ix", "toronto"),
+    ("Munich", "munich"),
+    ("brooklyn", None),  # a borough is not its city: Brooklyn to Manhattan is a move
+    ("manhattan", None),
+    ("florida", None),  # a state is not a city
+    ("a small town near the coast", None),
+    ("", None),
+]
+PLACE_IN = [
+    ("wicked cold in bahstan today", "boston"),
+    ("philly kid through and through", "philadelphia"),
+    ("big d born and raised", "dallas"),
+    ("rain again in seattle, shocker", "seattle"),
+    ("I love reading on the train", None),  # Reading is a city, but not said like one
+    ("keep austin weird", None),  # Austin is also a first name: only with ambiguous=True
+    ("la la la", None),
+]
+
+
+@pytest.mark.parametrize(("value", "city"), CANONICAL)
+def test_a_city_by_any_of_its_names(value: str, city: str | None) -> None:
+    assert canonical_place(value) == city
+
+
+@pytest.mark.parametrize(("text", "city"), PLACE_IN)
+def test_the_city_a_sentence_names(text: str, city: str | None) -> None:
+    assert place_in(text) == city
+
+
+def test_a_city_whose_name_is_also_a_word_counts_only_when_asked() -> None:
+    assert place_in("keep austin weird", ambiguous=True) == "austin"
+
+
+def probs(residence: float, job: float = 0.0) -> np.ndarray:
+    """Class probabilities with residence and job as given, the rest on "other"."""
+    out = np.zeros(len(slot_vectors.CLASSES))
+    out[slot_vectors.CLASSES.index("residence")] = residence
+    out[slot_vectors.CLASSES.index("job")] = job
+    out[slot_vectors.CLASSES.index(slot_vectors.OTHER)] = 1.0 - residence - job
+    return out
+
+
+HOMES = [
+    ("Phoenix heat doesn't bother me, it's a dry heat", (0.6, 0.0), True),
+    ("Phoenix heat doesn't bother me, it's a dry heat", (0.3, 0.0), False),  # not sure enough
+    ("Phoenix heat doesn't bother me", (0.55, 0.4), True),
+    ("the commute into boston wears me out", (0.5, 0.45), True),
+    ("the commute wears me out", (0.7, 0.0), False),  # no city named
+    ("my sister lives in boston", (0.7, 0.0), False),  # someone else's home
+    ("we visited boston for a week", (0.7, 0.0), False),  # a trip
+    ("I lived in Tokyo for three years in my twenties", (0.7, 0.0), False),  # the past
+    ("someday I'll live in paris", (0.7, 0.0), False),  # a wish
+    ("boston is my favourite city", (0.7, 0.0), False),
+]
+
+
+@pytest.mark.parametrize(("text", "sure", "home"), HOMES)
+def test_a_home_told_by_its_city(text: str, sure: tuple[float, float], home: bool) -> None:
+    assert slot_vectors.is_home_by_place(probs(*sure), slot_vectors.CLASSES, text) is home
