@@ -105,3 +105,64 @@ async def test_a_fact_saved_while_the_model_loads_gets_its_topic_with_its_vector
             assert s.get(Memory, worded.id).slot == "residence"  # its own topic stays
     finally:
         db.dispose()
+
+
+def half_sure_home() -> np.ndarray:
+    """A unit vector the classifier ranks residence first of the topics at 0.5 <= p < its own
+    threshold: between residence and "other"."""
+    found = slot_vectors._weights()
+    assert found is not None
+    weights, bias, classes, threshold = found
+    home, other = direction("residence"), direction(slot_vectors.OTHER)
+    for t in np.linspace(0.0, 1.0, 201):
+        v = t * home + (1 - t) * other
+        v = v / np.linalg.norm(v)
+        z = weights @ v + bias
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        topics = [i for i, c in enumerate(classes) if c != slot_vectors.OTHER]
+        best = max(topics, key=lambda i: p[i])
+        if classes[best] == "residence" and slot_vectors.PLACE_THRESHOLD <= p[best] < threshold:
+            return v.astype(np.float32)
+    raise AssertionError("no mix of residence and other is half sure")
+
+
+class LocalLife(HashingEmbedder):
+    """Hashing vectors, but sentences about rush hour are half sure to be about one's home."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        out = self.encode_sync(texts)
+        for i, text in enumerate(texts):
+            if "rush hour" in text:
+                out[i] = half_sure_home()
+        return out
+
+
+def test_half_sure_is_a_home_only_when_a_city_is_named() -> None:
+    v = half_sure_home()
+    assert slot_vectors.vector_slot(v) is None
+    assert slot_vectors.vector_slot(v, "rush hour is no joke") is None
+    assert slot_vectors.vector_slot(v, "rush hour in atlanta is no joke") == "residence"
+    assert slot_vectors.vector_slot(v, "my sister hates rush hour in atlanta") is None
+
+
+@pytest.mark.parametrize(("new", "recommended"), [
+    ("rush hour in the ATL is no joke", "keep"),  # the same city by its nickname
+    ("rush hour in boston is no joke", "past"),  # another city: a move
+])
+async def test_a_home_told_through_local_life_is_compared_by_its_city(tmp_path, new: str, recommended: str) -> None:
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'h.db'}")
+    db = Database(settings.database_url)
+    try:
+        memory = MemoryService(db, settings, SemanticIndex(db, LocalLife(dim=384)))
+        owner = await memory.owner_for("console", "a")
+        assert owner is not None
+        await memory.remember(owner, "I live in Atlanta.")
+        saved = await memory.remember(owner, new)
+        assert saved.memory is not None and saved.memory.slot == "residence"
+        assert [m.text for m in saved.asked] == ["I live in Atlanta."]
+        assert saved.conflict_id is not None
+        view = await memory.conflict(owner, saved.conflict_id)
+        assert view is not None and view.recommended is not None and view.recommended.value == recommended
+    finally:
+        db.dispose()
