@@ -209,6 +209,7 @@ NOT_JOBS: frozenset[str] = frozenset(
     feminist activist atheist agnostic buddhist baptist methodist christian catholic muslim jew
     hindu nudist minimalist environmentalist conservationist tourist finalist medalist
     vegan vegetarian pescatarian omnivore carnivore
+    chapter answer quarter timer trailer trigger wonder horror corner
     major minor senior junior sophomore freshman alumnus alumni graduate student
     gentleman man woman boy girl guy gal lady dude person human
     player runner jogger swimmer skater skateboarder snowboarder surfer skier kayaker canoeist
@@ -260,6 +261,8 @@ def is_profession(phrase: str) -> bool:
     if not words or words[0] in _DEGREE_WORDS:
         return False
     head, mods = words[-1], set(words[:-1])
+    if head == "rn" and words[0].endswith("ing"):
+        return False  # "doing keto rn": right now, not a nurse
     head_lemma = lemma(head)
     professional = "professional" in mods or "pro" in mods
     if mods & _HOBBY_ADJECTIVES and not professional:
@@ -601,6 +604,8 @@ SLOTS: dict[str, SlotRule] = {
             (r"\b(?:my|our) (?:(?:dear|beloved|sweet|lovely) )?(?:wife|husband|spouse|partner) "
              r"(?:(?:sadly|suddenly) )?(?:passed away|passed on|passed|died)\b", "widowed"),
             (r"\bmy late (?:wife|husband|spouse|partner)\b", "widowed"),
+            (r"\b(?:my |the |our )?divorce (?:was|is|has been|got|went) (?:finally |officially )?"
+             r"(?:final|finalized|finalised|through)\b", "divorced"),
             r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
         ),
         negative_value="single",

@@ -503,6 +503,8 @@ EIGHTH_READ = [
     ("my 45th birthday is next week, send cake", "age", "45"),
     ("30 candles this year, where did the time go", "age", "30"),
     ("i moved to the big apple last spring", "residence", "big apple"),
+    ("the divorce went through in june, onwards", "relationship", "divorced"),
+    ("i raise sheep and grow barley up north", "job", "farmer"),
 ]
 EIGHTH_NOT_READ = [
     ("my phone charger broke again", "car"),
@@ -512,6 +514,9 @@ EIGHTH_NOT_READ = [
     ("2 and a half years at this job now", "age"),
     ("12, 14 and 16 are my kids ages", "age"),
     ("100 and counting, days sober that is", "age"),
+    ("Doing paleo rn, no grains", "job"),  # "rn" is "right now" here
+    ("Moved out last week. New chapter!", "job"),  # a chapter is no job
+    ("i grow tomatoes on my balcony", "job"),  # a gardener, not a farmer
 ]
 EIGHTH_PAIRS = [
     ("I live in NYC.", "the big apple has been home for ten years", VERDICT_SAME),
