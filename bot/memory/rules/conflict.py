@@ -242,6 +242,8 @@ _CLAUSE_SPLIT = re.compile(r",|\b(?:and|but|so|because|since|then)\b")
 _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
 # "I lost my job last month": "last" names no thing that changed
 _NOT_TARGETS = frozenset("last next ago past previous first second third recent".split())
+# how a change was made, not what changed: "quit meat cold turkey" changed the meat, not a cold
+_MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real)\b")
 
 # Like/dislike verbs count as one sense each, so "I love X" restates "I like X" but
 # "I hate X" does not.
@@ -459,7 +461,7 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     ends = _CLAUSE_SPLIT.search(sentence, match.end())
                     clause_end = ends.start() if ends else len(sentence)
                     span = sentence[clause_start:clause_end]
-                words = content_words(span) - _NOT_TARGETS
+                words = content_words(_MANNER.sub(" ", span)) - _NOT_TARGETS
                 if words:
                     targets.append(words)
     return tuple(targets), has_change

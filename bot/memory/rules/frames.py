@@ -276,6 +276,11 @@ def _owned(toks: list[str]) -> Frame | None:
 
 # verbs around a pastime, not of it: the pastime is in what follows
 _PASTIME_AROUND = frozenset({"stay", "spend", "waste", "lose"})
+# a drink word that names a thing with the next word: "my coffee mug", "the tea towel"
+_DRINK_THINGS = frozenset(
+    "mug mugs cup cups table tables shop shops maker makers machine machines stain stains towel towels "
+    "pot pots grinder bag bags filter filters can cans bottle bottles glass glasses".split()
+)
 _ARTICLES = frozenset({"a", "an", "the"})
 # a pet word that names something else with the next word ("dog park", "cat person")
 _PET_COMPOUNDS = frozenset(
@@ -310,7 +315,8 @@ def _thing_said(toks: list[str]) -> Frame | None:
     bookworm here" (reading)."""
     if toks[0] in _OTHERS or any(lemma(t) in _PEOPLE for t in toks[:3]):
         return None  # "my husband is a huge gamer": his
-    drinks = {_DRINKS[t] for t in toks if t in _DRINKS}
+    drinks = {_DRINKS[t] for n, t in enumerate(toks)
+              if t in _DRINKS and (n + 1 == len(toks) or toks[n + 1] not in _DRINK_THINGS)}
     pastimes = _pastimes(frozenset(lemma(t) for t in toks))
     if len(drinks) + len(pastimes) != 1:
         return None  # none, or "tea, never coffee": which?

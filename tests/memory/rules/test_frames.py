@@ -129,6 +129,7 @@ APART = [
     ("I have a cat.", "I have another cat."),
     ("I have a dog.", "the dog park is my favourite place in town"),  # a place, no dog
     ("I like to run.", "i run on coffee most days"),  # the coffee, not a run
+    ("I love coffee.", "Blue. Always blue. My car, my phone, my coffee mug."),  # a mug, no drink
     ("I love gardening.", "i spend my days teaching kids"),
     ("i listen to bluegrass on long drives", "i drink green tea all day long"),  # "long" is no object  # "have" and "like" need their object
 ]

@@ -526,6 +526,7 @@ EIGHTH_PAIRS = [
     ("my old corolla finally needs new tires", "I drive a Tesla now.", VERDICT_CHANGE),
     ("my honda civic has 200k miles", "I drive a Civic.", VERDICT_SAME),
     ("I'm 34 years old.", "41 and loving it", VERDICT_CHANGE),
+    ("I love cold brew.", "quit smoking cold turkey last year", None),  # how, not what, changed
 ]
 
 
