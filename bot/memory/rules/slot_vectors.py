@@ -7,8 +7,8 @@ change of job finds nothing to ask about. MiniLM's sentence vectors put such sen
 others of the same topic, so a linear classifier over them (weights trained and
 cross-validated across personas by `python -m bench.slot_vectors`, stored beside this file) can
 name the topic. It is used only when the rules name none, and only when it is at least
-`threshold` sure; it names the topic, never a value (so a question it raises compares the facts'
-words, see conflict.py). Pure: a vector (and the fact's text) in, a topic or None out. Without
+`threshold` sure; it names the topic, never a value (a question it raises compares the value the
+words imply, slots.implied_value, else the facts' own words; see conflict.py). Pure: a vector (and the fact's text) in, a topic or None out. Without
 embeddings it is simply not asked.
 
 A home told through local life ("Phoenix heat doesn't bother me", "wicked cold in bahstan
