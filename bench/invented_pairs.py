@@ -39,6 +39,12 @@ rules on 2026-12-03 by two writers who had read neither the rules nor any other 
 duplicate-heavy and job-weighted as heldout5. Adding them left every other pair file
 byte-identical.
 
+The later sets, heldout8 to heldout13 (H145-H288, two per pass), live in
+invented_facts_heldout8.jsonl ... invented_facts_heldout13.jsonl, each written blind to the rules
+by writers who opened nothing of the project, with the sizes and job share of heldout5
+(bench/data/README.md says when each was measured and read). Each addition left every other pair
+file byte-identical.
+
     python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout13 pair files (seeded)
 """
 
