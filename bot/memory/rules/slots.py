@@ -397,6 +397,11 @@ def _strip_dwelling(value: str) -> str | None:
     return match.group("rest")
 
 
+def _is_place(value: str) -> bool:
+    """A city by one of its names (places.json), for the patterns that name no home verb."""
+    return canonical_place(value) is not None
+
+
 SLOTS: dict[str, SlotRule] = {
     "job": SlotRule(
         patterns=(
@@ -417,6 +422,25 @@ SLOTS: dict[str, SlotRule] = {
             r"father|wife|husband))\b",
             rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired(?! (?:to|out to)\b)|"
             rf"laid off|fired|let go|made redundant)\b",
+            # retirement told by what was hung up or by what came before it: "hung up the badge
+            # five years ago", "taught history for 35 years before retiring"
+            (rf"{S}{A}(?:hung|have hung) up (?:my|the|our) (?:\w+ )?(?:badge|boots|apron|scrubs|"
+             rf"stethoscope|gloves|spurs|tools|toolbelt|tool belt|uniform|hard hat|helmet|keys|whistle|"
+             rf"chalk|briefcase|wrench|spanners|clippers|pen)\b", "retired"),
+            (rf"{S}{A}(?:hung|have hung) it up (?:in \d{{4}}|(?:\w+ ){{1,2}}years? ago|after|for good|"
+             rf"last year)", "retired"),
+            (r"\b(?:before|until|till|til|then) (?:i )?(?:retiring|retired|i retired)\b(?! (?:to|from|in)\b)",
+             "retired"),
+            (rf"{S}{A}(?:am |am now )?(?:retird|retierd|retiered|retyred)\b", "retired"),
+            # a student by their year or their major: "junior at georgia tech", "majoring in
+            # history", "second year at uni studying law"
+            (r"(?:^|\bi am (?:a |an )?|, )(?:(?:college|university|uni) )?(?:freshman|sophomore|junior|"
+             r"senior|first year|second year|third year|fourth year|final year|1st year|2nd year|"
+             r"3rd year|4th year) (?:at|in) (?:uni|university|college|law school|med school|"
+             r"grad school|nursing school|[a-z]+(?: [a-z]+)? (?:state|tech|university|college|u))\b",
+             "student"),
+            (rf"{S}{A}(?:am )?(?:majoring|minoring|double majoring) in\b", "student"),
+            (r"\b(?:at|in) (?:uni|university|college) (?:studying|doing|reading) [a-z]+", "student"),
             rf"{S}{A}(?P<neg>retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
             rf"(?:\w+ )?(?:job|work|career|position)\b",
             rf"{S}{A}(?P<neg>do not|no longer|can not) (?:work|have a job)\b(?! (?:as|at|for|in|on)\b)",
@@ -565,6 +589,14 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[a-z][a-z ]{1,30}?) (?:now|these days|nowadays)\b",
             r"\b(?:i|we) (?:am|are) (?:based out of|based in) "
             r"(?P<value>[a-z][a-z ]{1,30})",
+            # a known city one was born and raised in, and still in ("ATL born and raised", "born
+            # and raised in columbus"; not when a move or another home follows)
+            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?) born and raised\b"
+             r"(?!.*\b(?:moved|left|now live|now living|live in|living in)\b)", _is_place),
+            (r"^(?:i was |i am |was )?born and raised (?:in|on) (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!]| and\b)"
+             r"(?!.*\b(?:moved|left|now live|now living|live in|living in)\b)", _is_place),
+            (r"^(?P<value>[a-z][a-z ]{1,30}?) (?:lad|lass|girl|boy|guy|gal|man|woman|kid) "
+             r"(?:through and through|born and bred|and proud)\b", _is_place),
             # "I'm from Detroit and still live there"
             r"\b(?:i|we) (?:am|are) (?:originally )?from (?P<value>[a-z][a-z ]{1,30}?) and (?:i |we )?"
             r"(?:still |now )?(?:live|stay|reside) (?:there|here)\b",
@@ -600,6 +632,15 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<value>married|divorced|broke up|split up|separated|split from|"
             rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
             rf"{S}{A}(?:got|was|have been|have got) (?P<value>dumped)\b",
+            # told by the wedding: "the missus and i tied the knot back in 91", "put a ring on it
+            # last christmas, wedding is in june"
+            (rf"{S}{A}(?:tied|have tied) the knot\b", "married"),
+            (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
+            (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
+            (r"\bsingle as a pringle\b", "single"),
+            r"(?:^|, |\bbut |\band )(?:(?:still|happily|very|so|totally|currently|forever|proudly) )+"
+            r"(?P<value>single|married|divorced)\b(?! (?:mom|dad|mother|father|parent|mum|people|"
+            r"friends?|brother|sister|life|men|women|guys|girls)\b)",
             rf"{S}{A}(?:have|have got|got) (?:a|an) (?:new )?(?P<value>{PARTNER})\b",
             rf"{S}{A}have (?:had|been in|been) (?:a )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend)\b",

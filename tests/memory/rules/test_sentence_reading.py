@@ -529,16 +529,47 @@ EIGHTH_PAIRS = [
     ("I love cold brew.", "quit smoking cold turkey last year", None),  # how, not what, changed
 ]
 
+# Seventh pass (heldout10/11 spent, 2026-12-03); new sentences. Retirement told by what was hung
+# up or came before it, a student by their year or major, a wedding had or planned, a known city
+# one was born and raised in.
+NINTH_READ = [
+    ("hung up my stethoscope after 38 years on the wards", "job", "retired"),
+    ("drove a cab for 30 years before i retired", "job", "retired"),
+    ("finally hung it up in 2019, no more alarm clocks", "job", "retired"),
+    ("retird and loving the quiet", "job", "retired"),
+    ("sophomore at penn state, engineering", "job", "student"),
+    ("majoring in biology, minoring in coffee", "job", "student"),
+    ("we tied the knot on a beach in maui", "relationship", "married"),
+    ("popped the question at the lake, she said yes", "relationship", "engaged"),
+    ("our wedding is in october, so much planning", "relationship", "engaged"),
+    ("swiping left a lot, still single", "relationship", "single"),
+    ("Philly born and raised, wooder ice forever", "residence", "philly"),
+    ("born and raised in cleveland, never leaving", "residence", "cleveland"),
+    ("born and raised in ohio but moved to texas for work", "residence", "texas"),  # not ohio
+]
+NINTH_NOT_READ = [
+    ("i hung up on a telemarketer today", "job"),
+    ("hung up the christmas lights already", "job"),
+    ("my brother is a junior at ohio state", "job"),  # his studies
+    ("my sister tied the knot last june", "relationship"),
+    ("farm born and raised, hands like leather", "residence"),  # no city
+]
+NINTH_PAIRS = [
+    ("I'm a retired teacher.", "hung up the whistle after 30 years of coaching", VERDICT_SAME),
+    ("I'm single.", "still single, and fine with it", VERDICT_SAME),
+    ("I live in Atlanta.", "ATL born and raised", VERDICT_SAME),
+    ("I live in Denver.", "Chicago born and raised", VERDICT_CHANGE),
+]
 
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
