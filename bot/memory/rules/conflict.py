@@ -58,6 +58,8 @@ from bot.memory.rules.slots import (
     implied_value,
     is_wish,
     canonical_value,
+    is_profession,
+    profession_words,
     same_profession,
     same_value,
     sentences,
@@ -628,7 +630,9 @@ def _slot_verdict(
     verdicts = set()
     for a, b in shared:
         verdict = same_value(a.slot, a.value, b.value)
-        if verdict is False and a.slot == "job" and same_profession(a.value, b.value):
+        if verdict is False and a.slot == "job" and (
+            same_profession(a.value, b.value) or _same_work(a.value, b.value)
+        ):
             verdict = True
         if verdict is None and new is not None and old is not None:
             # a value the words imply: a home by its city in any of its names ("wicked cold in
@@ -640,13 +644,41 @@ def _slot_verdict(
             words_a = _value_words(a.value, a.slot) if a.value else _topic_words(new, a.slot)
             words_b = _value_words(b.value, b.slot) if b.value else _topic_words(old, b.slot)
             if words_a and words_b:
-                verdict = bool(words_a & words_b)
+                verdict = bool(words_a & words_b) or _same_root(words_a, words_b)
         verdicts.add(verdict)
     if False in verdicts:
         return VERDICT_CHANGE
     if verdicts == {True}:
         return VERDICT_SAME
     return VERDICT_UNCLEAR
+
+
+def _same_work(a: str | None, b: str | None) -> bool:
+    """Whether two job values, said with their workplace or as what one does, name one
+    profession: "hospital as a nurse" / "rn at a children hospital" (a profession word of each,
+    abbreviations as their word), "teacher" / "teach math" (the doer and the deed)."""
+    if not a or not b:
+        return False
+    words_a, words_b = profession_words(a), profession_words(b)
+    if words_a & words_b:
+        return True
+    return _same_root(content_words(a), content_words(b))
+
+
+def _same_root(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether a profession word of one side is a word of the other with another ending: the
+    doer and the deed ("teacher" / "i teach elementary art", "trucker" / "truck driver",
+    "accountant" / "accounting", "nurse" / "nursing"). The shorter word, less a final e, of 4
+    letters at least, starts the longer one, and one of them names a profession ("retired" /
+    "a retirement home" do not meet)."""
+    for x in a:
+        for y in b:
+            short, long = sorted((x, y), key=len)
+            stem = short[:-1] if short.endswith("e") else short
+            if (len(stem) >= 4 and short != long and long.startswith(stem)
+                    and (is_profession(short) or is_profession(long))):
+                return True
+    return False
 
 
 def _implied(match: SlotMatch, profile: _Profile) -> str | None:

@@ -516,8 +516,9 @@ SLOTS: dict[str, SlotRule] = {
              rf"livestock|sheep|hogs|pigs|goats|beef|corn|wheat|soybeans|soy beans|crops|hay|cotton|"
              rf"barley|sugar cane|rice paddies|dairy cows|herd|acres)\b", "farmer"),
             rf"{S}{A}work (?:on )?(?:my |our |the |a |an )?(?:\w+ )?(?P<value>farms?|ranch(?:es)?|"
-            rf"fields|land|oil rigs?|construction sites?|building sites?|shifts?|nights|"
-            rf"night shifts?|double shifts?)\b",
+            rf"fields|land|oil rigs?|construction sites?|building sites?)\b",
+            # shifts say one works, not as what ("I work night shifts as an ER nurse"): no value
+            rf"{S}{A}work (?:the |a |an )?(?:\w+ )?(?:shifts?|nights|night shifts?|double shifts?)\b",
             rf"\bi am in (?P<value>sales|marketing|finance|tech|it|retail|construction|healthcare|"
             rf"insurance|real estate|banking|law|education|hr|human resources|advertising|"
             rf"hospitality|nursing|medicine|consulting|accounting|the \w+ (?:industry|business))\b",
@@ -1317,6 +1318,18 @@ def same_profession(a: str | None, b: str | None) -> bool:
         return False
     head = _job_head(canonical_value("job", a))
     return head is not None and head == _job_head(canonical_value("job", b))
+
+
+def profession_words(value: str) -> frozenset[str]:
+    """The words of a job value that name a profession, abbreviations as their word ("rn at a
+    children hospital" -> {"nurse"}; "auto mechanic at a dealership" -> {"mechanic"})."""
+    out = set()
+    for word in value.split():
+        word = _JOB_SYNONYMS.get(word, word)
+        if is_profession(word):
+            found = lemma(word)
+            out.add(_JOB_SYNONYMS.get(found, found))
+    return frozenset(out)
 
 
 def _job_head(value: str) -> str | None:

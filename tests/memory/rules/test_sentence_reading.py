@@ -559,6 +559,14 @@ NINTH_PAIRS = [
     ("I'm single.", "still single, and fine with it", VERDICT_SAME),
     ("I live in Atlanta.", "ATL born and raised", VERDICT_SAME),
     ("I live in Denver.", "Chicago born and raised", VERDICT_CHANGE),
+    # one profession said by its doer, its deed or its abbreviation is one value
+    ("I'm a teacher.", "i teach biology at a middle school", VERDICT_SAME),
+    ("I work as a nurse at a clinic.", "i'm an rn at a big hospital downtown", VERDICT_SAME),
+    ("I'm a paramedic.", "I work night shifts as a paramedic.", VERDICT_SAME),  # shifts: no value
+    ("I'm an accountant.", "i do the accounting for a dental office", VERDICT_SAME),
+    ("I'm a truck driver.", "trucker for 20 years, still love the open road", VERDICT_SAME),
+    ("I work at a retirement home as a cook.", "I'm retired now.", VERDICT_CHANGE),
+    ("I'm a plumber.", "i teach biology at a middle school", VERDICT_CHANGE),
 ]
 
 
