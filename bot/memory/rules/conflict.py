@@ -653,6 +653,19 @@ def _slot_verdict(
     return VERDICT_UNCLEAR
 
 
+def _same_stated_value(new: _Profile, old: _Profile) -> bool:
+    """Whether both facts state a topic's value outright, and the same one in every topic they
+    share ("I stopped eating meat" / "I don't eat meat": no meat either way)."""
+    shared = _shared_slots(new, {match.slot: match for match in old.slots if not match.hint})
+    if new.negated != old.negated and not any(a.negative or b.negative for a, b in shared):
+        return False  # "I'm not vegan anymore": the negation is the patterns' blind spot
+    return bool(shared) and all(
+        not a.hint and a.value is not None and b.value is not None
+        and a.negative == b.negative and same_value(a.slot, a.value, b.value)
+        for a, b in shared
+    )
+
+
 def _same_work(a: str | None, b: str | None) -> bool:
     """Whether two job values, said with their workplace or as what one does, name one
     profession: "hospital as a nurse" / "rn at a children hospital" (a profession word of each,
@@ -718,8 +731,9 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
     is known to be about although its words state none (the vectors' topic)."""
     new, prev = _profile(new_text), _profile(old.text)
     # explicit_change: change wording whose object is something the old memory mentions, or
-    # the same words in another tense, negated, or with like and dislike swapped
-    if any(target & prev.content for target in new.change_targets):
+    # the same words in another tense, negated, or with like and dislike swapped; but not when
+    # both state the same value of a topic ("I stopped eating meat" after "I don't eat meat")
+    if any(target & prev.content for target in new.change_targets) and not _same_stated_value(new, prev):
         return RULE_EXPLICIT, VERDICT_CHANGE
     if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
         new.past != prev.past

@@ -138,7 +138,8 @@ HAIR_COLOURS = (
 )
 EYE_COLOURS = r"(?:blue|brown|green|hazel|gray|grey|black|amber|dark|light)"
 DIETS = (
-    r"(?:vegan|vegetarian|veggie|pescatarian|pescetarian|omnivore|carnivore|flexitarian|"
+    r"(?:vegan|vegetarian|vegitarian|vegeterian|vegatarian|veggie|pescatarian|pescetarian|"
+    r"pescitarian|omnivore|carnivore|flexitarian|"
     r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian|keto|paleo)"
 )
 
@@ -379,7 +380,7 @@ _JOB_VALUES: tuple[tuple[str, str], ...] = (
 # Diets as compared: "veggie", "vegetarian" and "I do not eat meat" are one diet.
 _DIET_VALUES: tuple[tuple[str, str], ...] = (
     (r"^no (?:animal products|meat or fish|dairy)|\b(?:vegan|plant based)\b", "vegan"),
-    (r"^no (?:red )?meat|\b(?:vegetarian|veggie|lacto|ovo)\b", "vegetarian"),
+    (r"^no (?:red )?meat|\b(?:vegetarian|vegitarian|vegeterian|vegatarian|veggie|lacto|ovo)\b", "vegetarian"),
     (r"\b(?:pescatarian|pescetarian|fish)\b", "pescatarian"),
     (r"\b(?:omnivore|carnivore|meat|everything|anything|whatever|animal products)\b", "omnivore"),
 )
@@ -395,6 +396,30 @@ def _strip_dwelling(value: str) -> str | None:
     if match is None:
         return value
     return match.group("rest")
+
+
+def _one_place(value: str) -> str | None:
+    """The city a longer value names, when it names one ("denver colorado", "boston for grad
+    school" -> the city; "austin or dallas": None)."""
+    found = set(places_in(value))
+    return found.pop() if len(found) == 1 else None
+
+
+_CAR_NAME_RE = re.compile(rf"\b(?:{CAR_BRANDS}|{CAR_NAMES})\b")
+
+
+_AFTER_CAR = re.compile(r"\b(?:with|that|which|on|from|for|and|but|now|to|in|at|of|is|was|i|we|"
+                        r"my|our|since|because)\b")
+
+
+def _car_core(value: str) -> str:
+    """A car value from the make or model it names on, without what is said of it ("beat up
+    civic with 200k miles on it" -> "civic", "little honda civic" -> "honda civic", "old ford
+    pickup truck" -> "ford pickup truck"), else as said ("pickup")."""
+    found = _CAR_NAME_RE.search(value)
+    if found is None:
+        return value
+    return _AFTER_CAR.split(value[found.start():], 1)[0].strip() or value
 
 
 def _is_place(value: str) -> bool:
@@ -616,7 +641,7 @@ SLOTS: dict[str, SlotRule] = {
         ),
         value_from=_strip_dwelling,
         # a city by any of its names is one home: "the big apple", "NYC", "new york city"
-        canonical=lambda value: canonical_place(value) or value,
+        canonical=lambda value: canonical_place(value) or _one_place(value) or value,
     ),
     "relationship": SlotRule(
         patterns=(
@@ -717,6 +742,8 @@ SLOTS: dict[str, SlotRule] = {
             r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
             r"crazy|mad)\b"
         ),
+        # one car by its make and model however it is described ("beat up civic" / "honda civic")
+        canonical=_car_core,
     ),
     "diet": SlotRule(
         patterns=(
@@ -730,9 +757,9 @@ SLOTS: dict[str, SlotRule] = {
             # fish but no meat: "I don't eat meat but I do eat fish"
             (rf"{S}{A}(?:do not|no longer|never|can not) eat (?:any )?(?:red )?meat,? (?:but|except|"
              rf"apart from|other than) (?:i )?(?:do |still |will )?(?:eat )?(?:fish|seafood)\b", "pescatarian"),
-            rf"{S}{A}(?P<neg>do not|no longer|never|can not|stopped|quit|gave up|have stopped|"
-            rf"have given up) (?:eat|eating) (?:any )?(?P<value>meat|animal products|meat or fish|"
-            rf"dairy|red meat)\b",
+            rf"{S}{A}(?:(?P<neg>do not|no longer|never|can not|have not|have never) (?:eat|eating|eaten|"
+            rf"touched|had)|(?P<neg2>stopped|quit|gave up|have stopped|have given up|cut out)"
+            rf"(?: eating)?) (?:any )?(?P<value>meat|animal products|meat or fish|dairy|red meat)\b",
             rf"{S}{A}(?:eat|follow|am on|keep) (?:a |an )?(?:strict )?(?P<value>(?:\w+ ){{1,2}}?)"
             rf"diet\b",
             rf"{S}{A}(?:eat|cook|live) (?:only |just |mostly )(?P<value>fish)(?: and (?:veg|veggies|"
@@ -1033,7 +1060,7 @@ def _match_rule(
                     continue
                 groups = match.groupdict()
                 value: str | None = groups.get("value")
-                negative = bool(groups.get("neg"))
+                negative = bool(groups.get("neg") or groups.get("neg2"))
                 if isinstance(check, str):
                     value, check = check, None  # a fixed value ("I teach ..." -> "teacher")
                 if negative:

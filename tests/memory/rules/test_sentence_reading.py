@@ -567,6 +567,18 @@ NINTH_PAIRS = [
     ("I'm a truck driver.", "trucker for 20 years, still love the open road", VERDICT_SAME),
     ("I work at a retirement home as a cook.", "I'm retired now.", VERDICT_CHANGE),
     ("I'm a plumber.", "i teach biology at a middle school", VERDICT_CHANGE),
+    # no meat said twice, by stopping or by not eating, is one diet; eating it is another
+    ("I don't eat meat.", "stopped eating meat three years ago", VERDICT_SAME),
+    ("I haven't eaten meat in years.", "gave up meat for good, no regrets", VERDICT_SAME),
+    ("I eat meat.", "stopped eating meat three years ago", VERDICT_CHANGE),
+    ("I'm vegetarian.", "im vegitarian btw", VERDICT_SAME),
+    # a car by its make and model, whatever is said of it; a home by the one city it names
+    ("my old civic has 250k miles on it", "I drive a Honda Civic.", VERDICT_SAME),
+    ("i drive a rusty civic with a cracked windshield", "drive a little honda civic now, great on gas",
+     VERDICT_SAME),
+    ("I drive a Ford pickup truck.", "I drive a Ford Mustang.", VERDICT_CHANGE),
+    ("I live in Portland, Oregon.", "moved to portland for the coffee and never left", VERDICT_SAME),
+    ("I live in Austin, Texas.", "i live in houston texas", VERDICT_CHANGE),
 ]
 
 
