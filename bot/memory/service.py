@@ -41,7 +41,7 @@ from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.recall.scoring import Weights
 from bot.memory.index.semantic import SemanticIndex
-from bot.memory.rules.slot_vectors import vector_slot
+from bot.memory.rules.slot_vectors import likely_slot, vector_slot
 from bot.memory.writing.saving import Decision, FactError, RememberResult
 from bot.memory.writing.settle import Choice, ConflictView, Settled
 from bot.memory.store import MemoryView, get_memory
@@ -165,7 +165,7 @@ class MemoryService:
         out = await self._tx(
             saving.remember, owner_id, text, self.db.dialect, cosines, new, defaults=self.defaults,
             review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=vector_slot(vector, text),
-            same=same,
+            same=same, likely_slot=likely_slot(vector),
         )
         if isinstance(out, saving.AskJudge):
             assert judge is not None

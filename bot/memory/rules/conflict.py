@@ -849,6 +849,7 @@ def assess(
     cosines: Mapping[int, float] | None = None,
     new_slot: str | None = None,
     same: Mapping[int, float] | None = None,
+    likely: str | None = None,
 ) -> Assessment:
     """Judge a new fact against candidate memories of the same person.
 
@@ -859,7 +860,10 @@ def assess(
     vector neighbours, how sure the vectors are that the old fact says the same thing
     (bot/memory/rules/pair_vectors.py): an old fact the rules leave alone is asked about with
     Keep both recommended when that is at least the cross-validated threshold, both say it with
-    the same polarity and tense, and the new one has no change wording ("I gave up ..."). If one of them is a near duplicate, only that is
+    the same polarity and tense, and the new one has no change wording ("I gave up ..."). `likely`:
+    a topic the vectors find likely but not sure for a new fact whose words and vectors name none
+    (slot_vectors.likely_slot); it counts only against an old fact of that very topic, since a
+    stored job makes "i pull espresso shots all day" more likely a job than it is alone. If one of them is a near duplicate, only that is
     returned (the best: highest score, then lowest id) and nothing is nominated; otherwise each
     old fact is nominated at most once, in the given order, with the rule that fired.
     """
@@ -882,7 +886,10 @@ def assess(
     nominations = []
     cut = pair_threshold() if same else None
     for fact in live:
-        found = _nominate(new_text, fact, new_slot)
+        topic = new_slot
+        if topic is None and likely is not None and not new.slots and likely in _slots_of(fact):
+            topic = likely
+        found = _nominate(new_text, fact, topic)
         if found is None and cut is not None and (same or {}).get(fact.id, 0.0) >= cut:
             if _same_in_other_words(new, _profile(fact.text), new_slot or fact.slot):
                 found = RULE_SAME_MEANING, VERDICT_SAME  # said again in other words

@@ -191,19 +191,25 @@ def gather(
     review: bool = True,
     vector_slot: str | None = None,
     same: dict[int, float] | None = None,
+    likely_slot: str | None = None,
 ) -> Gathered:
     """The related memories and the rules' verdict on them. `vector_slot` is the topic the new
     fact's vector names (bot/memory/rules/slot_vectors.py), used when its words state none: it is
     stored as the memory's slot and lets the rules compare it with that topic's facts. `same`:
-    how sure the vectors are that a neighbour says the same thing (pair_vectors.py)."""
+    how sure the vectors are that a neighbour says the same thing (pair_vectors.py);
+    `likely_slot`, a topic they find likely but not sure when they name none: that topic's facts
+    are gathered and compared, but it is not stored as the new fact's slot."""
     slot = rules.detect_slot(text) or vector_slot
     if not dedupe and not review:
         return Gathered((), rules.Assessment(None, ()), slot)
+    likely = likely_slot if slot is None else None
     cosines = cosines or {}
-    rows = candidate_rows(s, owner_id, text, slot, dialect, list(cosines))
+    rows = candidate_rows(s, owner_id, text, slot or likely, dialect, list(cosines))
     facts = [rules.Fact(id=m.id, text=m.text, slot=m.slot, status=m.status) for m in rows]
-    relevant = [f for f in facts if f.id in cosines or (slot and f.slot == slot) or rules.is_candidate(text, f)]
-    assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot, same=same)
+    relevant = [f for f in facts if f.id in cosines or (slot and f.slot == slot) or (likely and f.slot == likely)
+                or rules.is_candidate(text, f)]
+    assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot, same=same,
+                              likely=likely)
     if not dedupe:
         assessment = rules.Assessment(None, assessment.nominations)
     if not review:
@@ -261,6 +267,7 @@ def remember(
     judge_available: bool,
     vector_slot: str | None = None,
     same: dict[int, float] | None = None,
+    likely_slot: str | None = None,
 ) -> RememberResult | AskJudge:
     """Remember in one transaction: the person's preferences, the related memories and the
     rules, then the write; or, when the person's AI judge is to decide, the rules' findings
@@ -270,7 +277,7 @@ def remember(
     if review is None:
         review = prefs.conflict_review
     gathered = gather(s, owner_id, text, dialect, cosines, dedupe=dedupe, review=review, vector_slot=vector_slot,
-                      same=same)
+                      same=same, likely_slot=likely_slot)
     if gathered.assessment.duplicate_of is not None:
         dup = get_memory(s, owner_id, gathered.assessment.duplicate_of)
         if dup is not None:

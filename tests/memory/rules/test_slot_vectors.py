@@ -166,3 +166,65 @@ async def test_a_home_told_through_local_life_is_compared_by_its_city(tmp_path, 
         assert view is not None and view.recommended is not None and view.recommended.value == recommended
     finally:
         db.dispose()
+
+
+def half_sure(topic: str) -> np.ndarray:
+    """A unit vector the classifier finds `topic` likely but not sure of (LIKELY_THRESHOLD <= p
+    < its threshold): between the topic and "other"."""
+    found = slot_vectors._weights()
+    assert found is not None
+    weights, bias, classes, threshold = found
+    for t in np.linspace(0.0, 1.0, 401):
+        v = t * direction(topic) + (1 - t) * direction(slot_vectors.OTHER)
+        v = v / np.linalg.norm(v)
+        z = weights @ v + bias
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        best = int(p.argmax())
+        if classes[best] == topic and slot_vectors.LIKELY_THRESHOLD <= p[best] < threshold:
+            return v.astype(np.float32)
+    raise AssertionError(f"no mix of {topic} and other is half sure")
+
+
+def test_a_likely_topic_is_not_a_topic() -> None:
+    v = half_sure("job")
+    assert slot_vectors.vector_slot(v) is None
+    assert slot_vectors.likely_slot(v) == "job"
+    assert slot_vectors.likely_slot(direction(slot_vectors.OTHER)) is None
+    assert slot_vectors.likely_slot(None) is None
+
+
+class DayAtWork(HashingEmbedder):
+    """Hashing vectors, but a working day told without a job's name is half sure to be a job."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        out = self.encode_sync(texts)
+        for i, text in enumerate(texts):
+            if "espresso shots" in text:
+                out[i] = half_sure("job")
+        return out
+
+
+@pytest.mark.parametrize(("old", "asked"), [
+    ("I'm a nurse.", True),  # a stored job: the likely job is compared with it
+    ("I live in Leeds.", False),  # another topic: nothing to compare
+])
+async def test_a_likely_topic_is_compared_only_with_a_stored_fact_of_that_topic(tmp_path, old: str, asked: bool) -> None:
+    new = "I pull espresso shots all day"
+    assert detect_slot(new) is None
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'l.db'}")
+    db = Database(settings.database_url)
+    try:
+        memory = MemoryService(db, settings, SemanticIndex(db, DayAtWork(dim=384)))
+        owner = await memory.owner_for("console", "a")
+        assert owner is not None
+        await memory.remember(owner, old)
+        saved = await memory.remember(owner, new)
+        assert saved.memory is not None and saved.memory.slot is None  # never stored as a job
+        assert [m.text for m in saved.asked] == ([old] if asked else [])
+        if asked:
+            assert saved.conflict_id is not None
+            view = await memory.conflict(owner, saved.conflict_id)
+            assert view is not None and view.recommended is not None and view.recommended.value == "past"
+    finally:
+        db.dispose()
