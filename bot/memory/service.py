@@ -165,7 +165,7 @@ class MemoryService:
         out = await self._tx(
             saving.remember, owner_id, text, self.db.dialect, cosines, new, defaults=self.defaults,
             review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=vector_slot(vector, text),
-            same=same, likely_slot=likely_slot(vector),
+            same=same, likely_slot=likely_slot(vector), likely_old=self.semantic.likely_slots(owner_id, list(cosines)),
         )
         if isinstance(out, saving.AskJudge):
             assert judge is not None

@@ -23,7 +23,7 @@ from bot.memory.embeddings.encoder import pack_vector, unpack_vector
 from bot.storage.models import Memory
 from bot.memory.index.vectors import VectorIndex
 from bot.memory.rules.pair_vectors import same_fact
-from bot.memory.rules.slot_vectors import vector_slot
+from bot.memory.rules.slot_vectors import likely_slot, vector_slot
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,19 @@ class SemanticIndex:
         norm = float(np.linalg.norm(unit))
         probs = same_fact(unit / norm if norm else unit, olds) if found else None
         return {} if probs is None else {mid: float(p) for mid, p in zip(found, probs)}
+
+    def likely_slots(self, owner_id: int, ids: list[int]) -> dict[int, str]:
+        """For the listed memories (the new fact's neighbours, already loaded), the topic their
+        vectors find likely (slot_vectors.likely_slot), where there is one."""
+        if not ids or self.index is None:
+            return {}
+        found, olds = self.index.vectors(owner_id, ids)
+        out = {}
+        for mid, vec in zip(found, olds):
+            topic = likely_slot(vec)
+            if topic is not None:
+                out[mid] = topic
+        return out
 
     def added(self, owner_id: int, memory_id: int, vector: np.ndarray | None) -> None:
         if vector is not None and self.index is not None:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
@@ -52,6 +52,7 @@ from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
     NUMERIC_SLOTS,
+    WISH,
     SlotMatch,
     detect_slot,
     find_slots,
@@ -653,6 +654,16 @@ def _slot_verdict(
     return VERDICT_UNCLEAR
 
 
+_ASPIRATION = re.compile(r"\b(?:studying|training|in school|learning|going) to (?:be|become)\b")
+
+
+def _own_present(text: str) -> bool:
+    """Whether a fact the vectors find likely of a topic may be the speaker's own, now: no wish
+    or aspiration ("i'm studying to be an engineer"), not someone else's ("my sister ...")."""
+    norm = normalise(text)
+    return not (WISH.search(norm) or _ASPIRATION.search(norm) or _someone_else(norm))
+
+
 def _same_stated_value(new: _Profile, old: _Profile) -> bool:
     """Whether both facts state a topic's value outright, and the same one in every topic they
     share ("I stopped eating meat" / "I don't eat meat": no meat either way)."""
@@ -850,6 +861,7 @@ def assess(
     new_slot: str | None = None,
     same: Mapping[int, float] | None = None,
     likely: str | None = None,
+    likely_old: Mapping[int, str] | None = None,
 ) -> Assessment:
     """Judge a new fact against candidate memories of the same person.
 
@@ -863,7 +875,8 @@ def assess(
     the same polarity and tense, and the new one has no change wording ("I gave up ..."). `likely`:
     a topic the vectors find likely but not sure for a new fact whose words and vectors name none
     (slot_vectors.likely_slot); it counts only against an old fact of that very topic, since a
-    stored job makes "i pull espresso shots all day" more likely a job than it is alone. If one of them is a near duplicate, only that is
+    stored job makes "i pull espresso shots all day" more likely a job than it is alone;
+    `likely_old`, the same for old facts (by id), against a new fact that states that topic. If one of them is a near duplicate, only that is
     returned (the best: highest score, then lowest id) and nothing is nominated; otherwise each
     old fact is nominated at most once, in the given order, with the rule that fired.
     """
@@ -885,10 +898,16 @@ def assess(
         return Assessment(duplicate_of=best[1], nominations=())
     nominations = []
     cut = pair_threshold() if same else None
+    stated = {match.slot for match in new.slots if not match.hint} | ({new_slot} if new_slot else set())
+    if likely is not None and not _own_present(new_text):
+        likely = None
     for fact in live:
         topic = new_slot
         if topic is None and likely is not None and not new.slots and likely in _slots_of(fact):
             topic = likely
+        half = (likely_old or {}).get(fact.id)
+        if half is not None and half in stated and not _slots_of(fact) and _own_present(fact.text):
+            fact = replace(fact, slot=half)  # an old fact likely of the topic the new one states
         found = _nominate(new_text, fact, topic)
         if found is None and cut is not None and (same or {}).get(fact.id, 0.0) >= cut:
             if _same_in_other_words(new, _profile(fact.text), new_slot or fact.slot):

@@ -192,13 +192,15 @@ def gather(
     vector_slot: str | None = None,
     same: dict[int, float] | None = None,
     likely_slot: str | None = None,
+    likely_old: dict[int, str] | None = None,
 ) -> Gathered:
     """The related memories and the rules' verdict on them. `vector_slot` is the topic the new
     fact's vector names (bot/memory/rules/slot_vectors.py), used when its words state none: it is
     stored as the memory's slot and lets the rules compare it with that topic's facts. `same`:
     how sure the vectors are that a neighbour says the same thing (pair_vectors.py);
     `likely_slot`, a topic they find likely but not sure when they name none: that topic's facts
-    are gathered and compared, but it is not stored as the new fact's slot."""
+    are gathered and compared, but it is not stored as the new fact's slot; `likely_old`, the
+    same for the neighbours, which count as of that topic only against a new fact of it."""
     slot = rules.detect_slot(text) or vector_slot
     if not dedupe and not review:
         return Gathered((), rules.Assessment(None, ()), slot)
@@ -209,7 +211,7 @@ def gather(
     relevant = [f for f in facts if f.id in cosines or (slot and f.slot == slot) or (likely and f.slot == likely)
                 or rules.is_candidate(text, f)]
     assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot, same=same,
-                              likely=likely)
+                              likely=likely, likely_old=likely_old)
     if not dedupe:
         assessment = rules.Assessment(None, assessment.nominations)
     if not review:
@@ -268,6 +270,7 @@ def remember(
     vector_slot: str | None = None,
     same: dict[int, float] | None = None,
     likely_slot: str | None = None,
+    likely_old: dict[int, str] | None = None,
 ) -> RememberResult | AskJudge:
     """Remember in one transaction: the person's preferences, the related memories and the
     rules, then the write; or, when the person's AI judge is to decide, the rules' findings
@@ -277,7 +280,7 @@ def remember(
     if review is None:
         review = prefs.conflict_review
     gathered = gather(s, owner_id, text, dialect, cosines, dedupe=dedupe, review=review, vector_slot=vector_slot,
-                      same=same, likely_slot=likely_slot)
+                      same=same, likely_slot=likely_slot, likely_old=likely_old)
     if gathered.assessment.duplicate_of is not None:
         dup = get_memory(s, owner_id, gathered.assessment.duplicate_of)
         if dup is not None:

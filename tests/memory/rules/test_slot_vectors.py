@@ -205,12 +205,15 @@ class DayAtWork(HashingEmbedder):
         return out
 
 
-@pytest.mark.parametrize(("old", "asked"), [
-    ("I'm a nurse.", True),  # a stored job: the likely job is compared with it
-    ("I live in Leeds.", False),  # another topic: nothing to compare
+@pytest.mark.parametrize(("old", "new", "asked"), [
+    ("I'm a nurse.", "I pull espresso shots all day", True),  # a stored job: compared with it
+    ("I live in Leeds.", "I pull espresso shots all day", False),  # another topic: nothing to compare
+    ("I'm a nurse.", "studying to be a barista, espresso shots all day", False),  # an aspiration
+    ("I'm a nurse.", "my son pulls espresso shots all day", False),  # someone else's
 ])
-async def test_a_likely_topic_is_compared_only_with_a_stored_fact_of_that_topic(tmp_path, old: str, asked: bool) -> None:
-    new = "I pull espresso shots all day"
+async def test_a_likely_topic_is_compared_only_with_a_stored_fact_of_that_topic(
+    tmp_path, old: str, new: str, asked: bool
+) -> None:
     assert detect_slot(new) is None
     settings = make_settings(database_url=f"sqlite:///{tmp_path / 'l.db'}")
     db = Database(settings.database_url)
@@ -221,6 +224,47 @@ async def test_a_likely_topic_is_compared_only_with_a_stored_fact_of_that_topic(
         await memory.remember(owner, old)
         saved = await memory.remember(owner, new)
         assert saved.memory is not None and saved.memory.slot is None  # never stored as a job
+        assert [m.text for m in saved.asked] == ([old] if asked else [])
+        if asked:
+            assert saved.conflict_id is not None
+            view = await memory.conflict(owner, saved.conflict_id)
+            assert view is not None and view.recommended is not None and view.recommended.value == "past"
+    finally:
+        db.dispose()
+
+
+class DayAtWorkThenJob(DayAtWork):
+    """As DayAtWork, and a job named outright points where the classifier's "job" points (so the
+    working day, half sure, is its vector neighbour); a home in Leeds is put right beside the
+    working day."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        out = await super().embed(texts)
+        for i, text in enumerate(texts):
+            if "nurse" in text:
+                out[i] = direction("job")
+            if "Leeds" in text:
+                out[i] = half_sure("job")
+        return out
+
+
+@pytest.mark.parametrize(("new", "asked"), [
+    ("I'm a nurse.", True),  # states a job: the likely job before it is compared
+    ("I live in Leeds.", False),  # states a home, not a job, however near its vector
+])
+async def test_an_old_fact_of_a_likely_topic_is_compared_with_a_new_one_that_states_it(
+    tmp_path, new: str, asked: bool
+) -> None:
+    old = "I pull espresso shots all day"
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'o.db'}")
+    db = Database(settings.database_url)
+    try:
+        memory = MemoryService(db, settings, SemanticIndex(db, DayAtWorkThenJob(dim=384)))
+        owner = await memory.owner_for("console", "a")
+        assert owner is not None
+        first = await memory.remember(owner, old)
+        assert first.memory is not None and first.memory.slot is None
+        saved = await memory.remember(owner, new)
         assert [m.text for m in saved.asked] == ([old] if asked else [])
         if asked:
             assert saved.conflict_id is not None
