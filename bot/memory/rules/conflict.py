@@ -52,7 +52,6 @@ from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
     NUMERIC_SLOTS,
-    WISH,
     SlotMatch,
     detect_slot,
     find_slots,
@@ -654,14 +653,20 @@ def _slot_verdict(
     return VERDICT_UNCLEAR
 
 
-_ASPIRATION = re.compile(r"\b(?:studying|training|in school|learning|going) to (?:be|become)\b")
+_ASPIRATION = re.compile(
+    r"\b(?:(?:studying|training|in school|learning|going) to (?:be|become)|want to|wants to|wanted to|"
+    r"wish|hope to|hoping to|dream of|dreaming of|someday|some day|one day|aspiring|when i grow up)\b"
+)
 
 
-def _own_present(text: str) -> bool:
+def _own_present(text: str, topic: str) -> bool:
     """Whether a fact the vectors find likely of a topic may be the speaker's own, now: no wish
-    or aspiration ("i'm studying to be an engineer"), not someone else's ("my sister ...")."""
+    or aspiration ("i'm studying to be an engineer"); a job or a home not someone else's ("my
+    sister ..."; a partner named is one's own relationship)."""
     norm = normalise(text)
-    return not (WISH.search(norm) or _ASPIRATION.search(norm) or _someone_else(norm))
+    if _ASPIRATION.search(norm):
+        return False
+    return topic == "relationship" or not _someone_else(norm)
 
 
 def _same_stated_value(new: _Profile, old: _Profile) -> bool:
@@ -899,14 +904,14 @@ def assess(
     nominations = []
     cut = pair_threshold() if same else None
     stated = {match.slot for match in new.slots if not match.hint} | ({new_slot} if new_slot else set())
-    if likely is not None and not _own_present(new_text):
+    if likely is not None and not _own_present(new_text, likely):
         likely = None
     for fact in live:
         topic = new_slot
         if topic is None and likely is not None and not new.slots and likely in _slots_of(fact):
             topic = likely
         half = (likely_old or {}).get(fact.id)
-        if half is not None and half in stated and not _slots_of(fact) and _own_present(fact.text):
+        if half is not None and half in stated and not _slots_of(fact) and _own_present(fact.text, half):
             fact = replace(fact, slot=half)  # an old fact likely of the topic the new one states
         found = _nominate(new_text, fact, topic)
         if found is None and cut is not None and (same or {}).get(fact.id, 0.0) >= cut:
