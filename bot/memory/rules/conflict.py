@@ -655,7 +655,15 @@ def _slot_verdict(
 
 _ASPIRATION = re.compile(
     r"\b(?:(?:studying|training|in school|learning|going) to (?:be|become)|want to|wants to|wanted to|"
-    r"wish|hope to|hoping to|dream of|dreaming of|someday|some day|one day|aspiring|when i grow up)\b"
+    r"i wish|wish i|wish to|hope to|hoping to|dream of|dreaming of|someday|some day|one day|aspiring|"
+    r"when i grow up)\b"
+)
+# a fact whose subject is someone else: "my son pulls espresso shots", "she works nights"
+_OTHER_SUBJECT = re.compile(
+    r"^(?:(?:my|our) (?:\w+ )?(?:sons?|daughters?|sisters?|brothers?|mom|mum|mother|dad|father|friends?|"
+    r"wife|husband|partner|boyfriend|girlfriend|bf|gf|kids?|cousins?|aunt|uncle|parents|neighbou?rs?|"
+    r"boss|roommates?|flatmates?|grandma|grandpa|niece|nephew|in laws|colleagues?|coworkers?)\b"
+    r"(?! and (?:i|me)\b)|(?:he|she|they)\b)"
 )
 
 
@@ -666,7 +674,7 @@ def _own_present(text: str, topic: str) -> bool:
     norm = normalise(text)
     if _ASPIRATION.search(norm):
         return False
-    return topic == "relationship" or not _someone_else(norm)
+    return topic == "relationship" or not _OTHER_SUBJECT.search(norm)
 
 
 def _same_stated_value(new: _Profile, old: _Profile) -> bool:
