@@ -566,7 +566,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?P<value>[^,;]+)",
             rf"{S}{A}(?:moved|relocated|have moved|have relocated|am moving|are moving|"
             rf"am relocating|moved back|have moved back|retired|have retired|are retiring|"
-            rf"am retiring) (?:back )?(?:from [a-z ]+? )?"
+            rf"am retiring) (?:back |down |up |over |out |across |home )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
             r"\b(?:my|our) (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
             # a home rented or owned somewhere: "i rent a tiny place in chicago"

@@ -546,6 +546,7 @@ NINTH_READ = [
     ("Philly born and raised, wooder ice forever", "residence", "philly"),
     ("born and raised in cleveland, never leaving", "residence", "cleveland"),
     ("born and raised in ohio but moved to texas for work", "residence", "texas"),  # not ohio
+    ("we moved up to duluth last year", "residence", "duluth"),
 ]
 NINTH_NOT_READ = [
     ("i hung up on a telemarketer today", "job"),
@@ -579,6 +580,7 @@ NINTH_PAIRS = [
     ("I drive a Ford pickup truck.", "I drive a Ford Mustang.", VERDICT_CHANGE),
     ("I live in Portland, Oregon.", "moved to portland for the coffee and never left", VERDICT_SAME),
     ("I live in Austin, Texas.", "i live in houston texas", VERDICT_CHANGE),
+    ("moved down to ATX for the job", "Austin is home now, love the live music", VERDICT_SAME),
 ]
 
 
