@@ -109,11 +109,18 @@ _PASTIMES = {
 _PASTIME_VERBS = frozenset("have like play hit a an am be m".split())
 # a drink by its kind: "an espresso" is coffee, as "a lager" is beer
 _DRINKS = {
-    **dict.fromkeys("coffee coffe espresso latte cappuccino americano".split(), "coffee"),
-    **dict.fromkeys("tea chamomile matcha chai".split(), "tea"),
-    **dict.fromkeys("beer lager ale ipa stout".split(), "beer"),
-    **dict.fromkeys("wine merlot chardonnay".split(), "wine"),
+    **dict.fromkeys("coffee coffe espresso latte cappuccino americano cortado macchiato mocha "
+                    "flatwhite coldbrew".split(), "coffee"),
+    **dict.fromkeys("tea chamomile matcha chai cuppa earlgrey oolong rooibos".split(), "tea"),
+    **dict.fromkeys("beer lager ale ipa stout pilsner porter".split(), "beer"),
+    **dict.fromkeys("wine merlot chardonnay cabernet pinot malbec riesling shiraz prosecco rioja barolo "
+                    "sauvignon".split(), "wine"),
 }
+# two words that name one drink
+_DRINK_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", ("cold", "brew"): "coldbrew",
+                ("earl", "grey"): "earlgrey", ("earl", "gray"): "earlgrey"}
+# words a chat message may open with before its subject: "btw i knit!", "honestly i run on coffee"
+_OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah yes tbh anyway plus".split())
 _DRINK_KINDS = frozenset(_DRINKS.values())
 _EVERY_DRINK = frozenset(_DRINKS) | _DRINK_KINDS
 _EVERY_PASTIME = frozenset(_PASTIMES) | frozenset(_PASTIMES.values())
@@ -125,7 +132,8 @@ _SEARCH_GROUPS = tuple(
 # who else a sentence may be about: then it says nothing of the person's own likes
 _OTHERS = frozenset("he she they his her their your its it".split())
 # a statement may open with when it holds: "on sundays i go fishing"
-_LEADING_TIME = frozenset("on in at every most some during after before".split())
+_LEADING_TIME = frozenset("on in at every most some during after before weekends mornings evenings nights "
+                          "summers winters sundays saturdays usually often sometimes".split())
 # family: a person's own children, brothers and sisters ("my brother lives in texas" says the
 # person has a brother); partners and parents are topics or people of their own
 _KIN = frozenset(
@@ -157,6 +165,8 @@ class Frame:
 def frame(text: str) -> Frame | None:
     """The frame of a first-person statement, or None (another subject, no verb found)."""
     toks = _joined(tokens(normalise(text)))
+    while len(toks) > 1 and toks[0] in _OPENERS:
+        toks = toks[1:]
     if toks and toks[0] in _LEADING_TIME:
         first = next((n for n, tok in enumerate(toks[:5]) if tok in ("i", "we")), None)
         toks = toks[first:] if first is not None else toks
@@ -238,14 +248,29 @@ def frame(text: str) -> Frame | None:
 
 
 def _joined(toks: list[str]) -> list[str]:
-    """"pit bull" is one breed word, as "pitbull" is."""
+    """"pit bull" is one breed word, as "pitbull" is, and "flat white" one drink; a pastime's
+    gerund with its g dropped or misspelt is that gerund ("fishin", "hikking")."""
     out: list[str] = []
     for tok in toks:
         if out and out[-1] == "pit" and tok in ("bull", "bulls"):
             out[-1] = "pitbull"
+        elif out and (out[-1], tok) in _DRINK_PAIRS:
+            out[-1] = _DRINK_PAIRS[(out[-1], tok)]
         else:
-            out.append(tok)
+            out.append(_pastime_gerund(tok))
     return out
+
+
+_PASTIME_GERUNDS = ("hiking", "fishing", "knitting", "gardening", "reading", "cooking", "running", "golfing",
+                    "gaming", "baking", "camping", "hunting", "sewing", "painting", "swimming", "cycling")
+
+
+def _pastime_gerund(tok: str) -> str:
+    if len(tok) >= 5 and tok.endswith("in") and tok + "g" in _PASTIME_GERUNDS:
+        return tok + "g"  # "fishin", "campin"
+    if len(tok) >= 6 and tok.endswith("ing") and tok not in _PASTIME_GERUNDS:
+        return next((g for g in _PASTIME_GERUNDS if is_typo_of(tok, g)), tok)  # "hikking", "knittng"
+    return tok
 
 
 def _owned(toks: list[str]) -> Frame | None:

@@ -101,6 +101,14 @@ SAME = [
     ("I play video games.", "up all night on minecraft again lol"),
     ("I play video games.", "i stay up way too late playing video games"),
     ("I love gardening.", "i spend most sundays in the garden"),
+    # a drink by its kind in two words, a chat opener, a pastime's gerund clipped or misspelt
+    # (seventh pass)
+    ("I love coffee.", "a flat white before anything else, every day"),
+    ("I drink tea.", "earl grey with lemon is my afternoon"),
+    ("I drink tea.", "a proper cuppa fixes everything"),
+    ("I like knitting.", "lol i knit while the kids nap"),
+    ("I love fishing.", "weekends i go fishin on the river"),
+    ("I love hiking.", "we spent the summer hikking in the alps"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
@@ -131,6 +139,8 @@ APART = [
     ("I like to run.", "i run on coffee most days"),  # the coffee, not a run
     ("I love coffee.", "Blue. Always blue. My car, my phone, my coffee mug."),  # a mug, no drink
     ("I love gardening.", "i spend my days teaching kids"),
+    ("I love coffee.", "my couch is flat and white"),  # the two words apart are no drink
+    ("I like hiking.", "i keep thinking about moving"),  # a gerund near no pastime
     ("i listen to bluegrass on long drives", "i drink green tea all day long"),  # "long" is no object  # "have" and "like" need their object
 ]
 
