@@ -864,6 +864,8 @@ def _same_in_other_words(new: _Profile, prev: _Profile, slot: str | None) -> boo
         return False
     if not (_FIRST_PERSON_WORDS & set(new._toks) and _FIRST_PERSON_WORDS & set(prev._toks)):
         return False
+    if _OTHER_SUBJECT.search(new._norm) or _OTHER_SUBJECT.search(prev._norm):
+        return False  # "my sister pulls espresso shots all day" is not mine said again
     return prev.negated == new.negated and prev.past == new.past and not new.has_change
 
 

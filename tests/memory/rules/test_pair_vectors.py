@@ -39,6 +39,12 @@ def test_a_sure_pair_the_rules_leave_alone_is_asked_with_keep_both(same: float, 
     assert [(n.rule, n.verdict) for n in result.nominations] == ([(RULE_SAME_MEANING, "same")] if asked else [])
 
 
+def test_the_vectors_never_call_someone_elses_fact_mine_again() -> None:
+    old = Fact(id=7, text="I pull espresso shots all day.", slot=None)
+    result = assess("my sister pulls espresso shots all day", [old], {7: 0.9}, same={7: 0.99})
+    assert all(n.rule != RULE_SAME_MEANING for n in result.nominations)
+
+
 def test_the_vectors_never_call_a_denial_the_same() -> None:
     old = Fact(id=7, text="Espresso gets me through the morning.", slot=None)
     result = assess("I gave up caffeine last year.", [old], {7: 0.7}, same={7: 0.99})
