@@ -667,6 +667,15 @@ _OTHER_SUBJECT = re.compile(
 )
 
 
+_PARTNER_WORD = re.compile(r"\b(?:wife|husband|partner|boyfriend|girlfriend|bf|gf|fiance|fiancee|hubby|spouse|"
+                           r"missus|ex|other half|better half)\b")
+
+
+_KIN_WORD = re.compile(r"\b(?:my|our) (?:\w+ )?(?:sisters?|brothers?|sis|bro|twin|mom|mum|mother|dad|father|"
+                       r"sons?|daughters?|kids?|friends?|cousins?|parents|grandma|grandpa|niece|nephew|aunt|"
+                       r"uncle|boss|roommates?|flatmates?)\b")
+
+
 def _own_present(text: str, topic: str) -> bool:
     """Whether a fact the vectors find likely of a topic may be the speaker's own, now: no wish
     or aspiration ("i'm studying to be an engineer"); a job or a home not someone else's ("my
@@ -674,7 +683,9 @@ def _own_present(text: str, topic: str) -> bool:
     norm = normalise(text)
     if _ASPIRATION.search(norm):
         return False
-    return topic == "relationship" or not _OTHER_SUBJECT.search(norm)
+    if topic == "relationship":  # a partner named is one's own; a sister or a friend is not one
+        return bool(_PARTNER_WORD.search(norm)) or not _KIN_WORD.search(norm)
+    return not _OTHER_SUBJECT.search(norm)
 
 
 def _same_stated_value(new: _Profile, old: _Profile) -> bool:

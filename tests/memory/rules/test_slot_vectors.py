@@ -272,3 +272,14 @@ async def test_an_old_fact_of_a_likely_topic_is_compared_with_a_new_one_that_sta
             assert view is not None and view.recommended is not None and view.recommended.value == "past"
     finally:
         db.dispose()
+
+
+def test_a_likely_status_is_never_a_sisters_or_a_friends() -> None:
+    from bot.memory.rules.conflict import Fact, assess
+
+    old = Fact(id=1, text="my wife and i are living apart for now", slot="relationship")
+    for new, asked in (("my sister and i are eleven months apart", False),
+                       ("my best friend and i share a flat now", False),
+                       ("the missus and i are giving it another go", True)):
+        result = assess(new, [old], likely="relationship")
+        assert bool(result.nominations) == asked, (new, result)
