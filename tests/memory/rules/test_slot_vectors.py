@@ -215,20 +215,27 @@ async def test_a_likely_topic_is_compared_only_with_a_stored_fact_of_that_topic(
     tmp_path, old: str, new: str, asked: bool
 ) -> None:
     assert detect_slot(new) is None
-    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'l.db'}")
+    first, saved = await save_two(tmp_path, DayAtWork(dim=384), old, new, asked)
+    assert saved is not None and saved.slot is None  # never stored as a job
+
+
+async def save_two(tmp_path, embedder: HashingEmbedder, old: str, new: str, asked: bool):  # type: ignore[no-untyped-def]
+    """Save `old`, then `new`, for one person; check whether `old` was asked about (then with
+    Mark older as past recommended); the two saved memories."""
+    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'two.db'}")
     db = Database(settings.database_url)
     try:
-        memory = MemoryService(db, settings, SemanticIndex(db, DayAtWork(dim=384)))
+        memory = MemoryService(db, settings, SemanticIndex(db, embedder))
         owner = await memory.owner_for("console", "a")
         assert owner is not None
-        await memory.remember(owner, old)
+        first = await memory.remember(owner, old)
         saved = await memory.remember(owner, new)
-        assert saved.memory is not None and saved.memory.slot is None  # never stored as a job
         assert [m.text for m in saved.asked] == ([old] if asked else [])
         if asked:
             assert saved.conflict_id is not None
             view = await memory.conflict(owner, saved.conflict_id)
             assert view is not None and view.recommended is not None and view.recommended.value == "past"
+        return first.memory, saved.memory
     finally:
         db.dispose()
 
@@ -255,23 +262,8 @@ class DayAtWorkThenJob(DayAtWork):
 async def test_an_old_fact_of_a_likely_topic_is_compared_with_a_new_one_that_states_it(
     tmp_path, new: str, asked: bool
 ) -> None:
-    old = "I pull espresso shots all day"
-    settings = make_settings(database_url=f"sqlite:///{tmp_path / 'o.db'}")
-    db = Database(settings.database_url)
-    try:
-        memory = MemoryService(db, settings, SemanticIndex(db, DayAtWorkThenJob(dim=384)))
-        owner = await memory.owner_for("console", "a")
-        assert owner is not None
-        first = await memory.remember(owner, old)
-        assert first.memory is not None and first.memory.slot is None
-        saved = await memory.remember(owner, new)
-        assert [m.text for m in saved.asked] == ([old] if asked else [])
-        if asked:
-            assert saved.conflict_id is not None
-            view = await memory.conflict(owner, saved.conflict_id)
-            assert view is not None and view.recommended is not None and view.recommended.value == "past"
-    finally:
-        db.dispose()
+    first, _ = await save_two(tmp_path, DayAtWorkThenJob(dim=384), "I pull espresso shots all day", new, asked)
+    assert first is not None and first.slot is None
 
 
 def test_a_likely_status_is_never_a_sisters_or_a_friends() -> None:
