@@ -658,22 +658,16 @@ _ASPIRATION = re.compile(
     r"i wish|wish i|wish to|hope to|hoping to|dream of|dreaming of|someday|some day|one day|aspiring|"
     r"when i grow up)\b"
 )
+# the people a fact may be about besides the speaker: relatives, friends and people at work, and
+# partners (whose naming is one's own relationship)
+_KIN = (r"sons?|daughters?|sisters?|brothers?|sis|bro|twin|mom|mum|mother|dad|father|friends?|kids?|cousins?|"
+        r"aunt|uncle|parents|neighbou?rs?|boss|roommates?|flatmates?|grandma|grandpa|niece|nephew|in laws|"
+        r"colleagues?|coworkers?")
+_PARTNERS = r"wife|husband|partner|boyfriend|girlfriend|bf|gf|fiance|fiancee|hubby|spouse|missus"
 # a fact whose subject is someone else: "my son pulls espresso shots", "she works nights"
-_OTHER_SUBJECT = re.compile(
-    r"^(?:(?:my|our) (?:\w+ )?(?:sons?|daughters?|sisters?|brothers?|mom|mum|mother|dad|father|friends?|"
-    r"wife|husband|partner|boyfriend|girlfriend|bf|gf|kids?|cousins?|aunt|uncle|parents|neighbou?rs?|"
-    r"boss|roommates?|flatmates?|grandma|grandpa|niece|nephew|in laws|colleagues?|coworkers?)\b"
-    r"(?! and (?:i|me)\b)|(?:he|she|they)\b)"
-)
-
-
-_PARTNER_WORD = re.compile(r"\b(?:wife|husband|partner|boyfriend|girlfriend|bf|gf|fiance|fiancee|hubby|spouse|"
-                           r"missus|ex|other half|better half)\b")
-
-
-_KIN_WORD = re.compile(r"\b(?:my|our) (?:\w+ )?(?:sisters?|brothers?|sis|bro|twin|mom|mum|mother|dad|father|"
-                       r"sons?|daughters?|kids?|friends?|cousins?|parents|grandma|grandpa|niece|nephew|aunt|"
-                       r"uncle|boss|roommates?|flatmates?)\b")
+_OTHER_SUBJECT = re.compile(rf"^(?:(?:my|our) (?:\w+ )?(?:{_KIN}|{_PARTNERS})\b(?! and (?:i|me)\b)|(?:he|she|they)\b)")
+_KIN_WORD = re.compile(rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})\b")
+_PARTNER_WORD = re.compile(rf"\b(?:{_PARTNERS}|ex|other half|better half)\b")
 
 
 def _own_present(text: str, topic: str) -> bool:

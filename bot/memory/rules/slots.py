@@ -137,8 +137,9 @@ HAIR_COLOURS = (
     r"chestnut|copper|salt and pepper)"
 )
 EYE_COLOURS = r"(?:blue|brown|green|hazel|gray|grey|black|amber|dark|light)"
+VEGETARIAN = r"vegetarian|vegitarian|vegeterian|vegatarian"  # with its common misspellings
 DIETS = (
-    r"(?:vegan|vegetarian|vegitarian|vegeterian|vegatarian|veggie|pescatarian|pescetarian|"
+    rf"(?:vegan|{VEGETARIAN}|veggie|pescatarian|pescetarian|"
     r"pescitarian|omnivore|carnivore|flexitarian|"
     r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian|keto|paleo)"
 )
@@ -380,7 +381,7 @@ _JOB_VALUES: tuple[tuple[str, str], ...] = (
 # Diets as compared: "veggie", "vegetarian" and "I do not eat meat" are one diet.
 _DIET_VALUES: tuple[tuple[str, str], ...] = (
     (r"^no (?:animal products|meat or fish|dairy)|\b(?:vegan|plant based)\b", "vegan"),
-    (r"^no (?:red )?meat|\b(?:vegetarian|vegitarian|vegeterian|vegatarian|veggie|lacto|ovo)\b", "vegetarian"),
+    (rf"^no (?:red )?meat|\b(?:{VEGETARIAN}|veggie|lacto|ovo)\b", "vegetarian"),
     (r"\b(?:pescatarian|pescetarian|fish)\b", "pescatarian"),
     (r"\b(?:omnivore|carnivore|meat|everything|anything|whatever|animal products)\b", "omnivore"),
 )
