@@ -15,9 +15,9 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.conftest import CHROMEDRIVER, CHROMIUM
@@ -50,15 +50,28 @@ class Browser:
     async def all(self, css: str) -> list[WebElement]:
         return await self.run(self.driver.find_elements, By.CSS_SELECTOR, css)
 
+    def _mark_page(self) -> None:
+        """Stamp the page being left: the next page's window will not carry the stamp."""
+        self.driver.execute_script("window.__leaving = true")
+
+    def _wait_for_next_page(self) -> None:
+        """Wait until the stamped page is gone and its successor has loaded.
+
+        Why not Selenium's staleness_of: while Chromium swaps documents, asking about the old
+        element can fail with "Node with given id does not belong to the document" (an unknown
+        error, not a stale-element one), which staleness_of does not expect; CI saw it once in
+        4,500 tests. Every driver error during the swap is taken as "not there yet"."""
+        WebDriverWait(self.driver, 15, ignored_exceptions=(WebDriverException,)).until(
+            lambda d: d.execute_script("return !window.__leaving && document.readyState === 'complete'"))
+
     def _click_and_wait(self, element: WebElement, navigates: bool) -> None:
         """Click; when the click loads a page, return only once the new one is there, so that
         nothing is read from the page being left."""
-        old = self.driver.find_element(By.TAG_NAME, "html")
+        if navigates:
+            self._mark_page()
         element.click()
         if navigates:
-            WebDriverWait(self.driver, 15).until(expected_conditions.staleness_of(old))
-            WebDriverWait(self.driver, 15).until(
-                lambda d: d.execute_script("return document.readyState") == "complete")
+            self._wait_for_next_page()
 
     async def click(self, css: str, *, navigates: bool = True) -> None:
         element = await self.find(css)
@@ -77,10 +90,10 @@ class Browser:
     async def submit(self, css: str, text: str) -> None:
         """Type into a field and press Enter (a search), waiting for the answer to load."""
         element = await self.find(css)
-        old = await self.find("html")
+        await self.run(self._mark_page)
         await self.run(element.clear)
         await self.run(element.send_keys, text + "\n")
-        await self.run(lambda: WebDriverWait(self.driver, 15).until(expected_conditions.staleness_of(old)))
+        await self.run(self._wait_for_next_page)
 
     async def type(self, css: str, text: str, *, clear: bool = True) -> None:
         element = await self.find(css)
