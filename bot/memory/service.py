@@ -198,7 +198,7 @@ class MemoryService:
     ) -> list[int]:
         """Bulk saves without conflict review or duplicate check (benchmarks, bulk loads):
         embeddings computed in one batch, rows written in one transaction."""
-        texts = [saving.clean_fact(t) for t, _ in items]
+        texts = [saving.clean_fact(t, words=False) for t, _ in items]
         vectors = await self.semantic.embed_many(texts)
 
         def work() -> list[int]:
@@ -379,6 +379,8 @@ class MemoryService:
             mode=mode,
             keyword=kw.keyword,
             vector=vector,
+            topic=kw.topic,
+            elsewhere=kw.elsewhere,
         )
         if record_use and result.memory_ids:
             await self._tx(recall.record_use, owner_id, result.memory_ids)

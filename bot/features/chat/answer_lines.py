@@ -8,7 +8,10 @@ Why these rules:
   line. So only memories with evidence of matching are shown: a shared searchable word, a
   cosine to the question of at least MIN_COSINE (or the one memory clearly closest to it), or
   belonging to the topic of such a memory (a value it replaced or that replaced it); and only
-  those near the best (relevance >= MIN_RELEVANCE). Recall also fills the
+  those near the best (relevance >= MIN_RELEVANCE). When the question names a topic and a fact
+  of that topic answers it, a fact saved under another topic needs a cosine, not just a shared
+  word: "how old am I?" is answered by "I am 34", and "my old corolla" (a car) shares only the
+  word the question is asked with. Recall also fills the
   context of a person with few memories with all of them, and lends neighbours a share of a
   match's score; neither is evidence for a person.
 - Current facts first. A historical fact appears only where recall let it in (the question is
@@ -19,6 +22,7 @@ Why these rules:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from bot.core import render
@@ -54,6 +58,11 @@ def matches(item: RecalledMemory, clear_winner: int | None = None) -> bool:
     return item.cosine >= MIN_COSINE or item.id == clear_winner
 
 
+def on_topic_answer(items: Sequence[RecalledMemory], winner: int | None) -> bool:
+    """Whether a fact of the topic the question names answers it (see the module's docstring)."""
+    return any(i.topic == "asked" and matches(i, winner) and i.relevance >= MIN_RELEVANCE for i in items)
+
+
 def _clear_winner(items: Sequence[RecalledMemory]) -> int | None:
     by_cosine = sorted((i for i in items if i.cosine is not None), key=lambda i: -(i.cosine or 0.0))
     if not by_cosine or (by_cosine[0].cosine or 0.0) < MIN_COSINE_CLEAR:
@@ -65,7 +74,17 @@ def _clear_winner(items: Sequence[RecalledMemory]) -> int | None:
 def shown(items: Sequence[RecalledMemory]) -> list[RecalledMemory]:
     """The recalled memories an answer shows, in recall's order (best first)."""
     winner = _clear_winner(items)
-    return [i for i in items if matches(i, winner) and i.relevance >= MIN_RELEVANCE][:MAX_LINES]
+    strict = on_topic_answer(items, winner)
+    return [
+        i for i in items
+        if i.relevance >= MIN_RELEVANCE
+        and (matches(i, winner) if not (strict and i.topic == "other") else matches(_by_cosine(i), winner))
+    ][:MAX_LINES]
+
+
+def _by_cosine(item: RecalledMemory) -> RecalledMemory:
+    """The item with its shared words left out of the evidence."""
+    return dataclasses.replace(item, keyword=0.0)
 
 
 def line(item: RecalledMemory) -> str:

@@ -74,6 +74,9 @@ class RecalledMemory:
     cosine: float | None  # the best cosine to the question; None without vectors
     relevance: float  # 0..1, relative to this question's best candidate
     successor_of: tuple[int, ...] = ()  # for a live memory, the older memories it replaced
+    # "asked" when it is of a topic the question names ("how old am I?" / "I am 34"); "other"
+    # when the question names a topic and it is known to be of another ("my old corolla", a car)
+    topic: str = ""
 
 
 @dataclass
@@ -95,6 +98,7 @@ class KeywordStage:
     total: int  # the owner's memories; when counts were not asked for, capped past what `few` needs
     few: tuple[int, ...] = ()  # all of a person's memories, when they are only a few
     topic: tuple[int, ...] = ()  # memories of a topic the question names (already in `keyword`)
+    elsewhere: frozenset[int] = frozenset()  # keyword hits of another topic, when the question names one
 
 
 def keyword_stage(
@@ -121,7 +125,9 @@ def keyword_stage(
                                                 max_terms=len(kin) + 1):
             hits[mid] = max(hits.get(mid, 0.0), min(score, best))
     topic = topic_hits(s, owner_id, query)
+    elsewhere: frozenset[int] = frozenset()
     if topic:  # a question about a topic matches its facts as well as its best word match does
+        elsewhere = other_topics(s, owner_id, sorted(set(hits) - set(topic)), question_slots(query))
         best = max(hits.values(), default=1.0)
         for mid in topic:
             hits[mid] = max(hits.get(mid, 0.0), best)
@@ -139,7 +145,7 @@ def keyword_stage(
         ).all()
         if len(live) <= few_limit:
             few = tuple(int(i) for i in live)
-    return KeywordStage(hits, counts, total, few, topic)
+    return KeywordStage(hits, counts, total, few, topic, elsewhere)
 
 
 def kin_words(query: str) -> list[str]:
@@ -172,6 +178,24 @@ def topic_hits(s: Session, owner_id: int, query: str) -> tuple[int, ...]:
         .limit(TOPIC_CANDIDATES)
     ).all()
     return tuple(int(i) for i in ids)
+
+
+def other_topics(s: Session, owner_id: int, ids: list[int], asked: frozenset[str]) -> frozenset[int]:
+    """Which of these memories are saved with a topic other than the ones asked about. Why: a
+    word a topic question is asked with can stand in a fact of another topic ("how old am I?"
+    and "my old corolla needs tires"); an answer from memory shows such a fact only on stronger
+    evidence than the shared word (bot/features/chat/answer_lines.py)."""
+    if not ids or not asked:
+        return frozenset()
+    rows = s.exec(
+        select(Memory.id).where(
+            Memory.owner_id == owner_id,
+            Memory.id.in_(ids),  # type: ignore[union-attr]
+            Memory.slot.is_not(None),  # type: ignore[union-attr]
+            Memory.slot.not_in(sorted(asked)),  # type: ignore[union-attr]
+        )
+    ).all()
+    return frozenset(int(i) for i in rows)
 
 
 class Row(NamedTuple):
@@ -452,9 +476,12 @@ def assemble(
     mode: str,
     keyword: dict[int, float] | None = None,
     vector: dict[int, float] | None = None,
+    topic: tuple[int, ...] = (),
+    elsewhere: frozenset[int] = frozenset(),
 ) -> Recalled:
     """Step 5 (pure): the labelled blocks within the budgets; `keyword` and `vector` (the
-    candidates' raw scores) go into the items, as the evidence an answer for a person needs."""
+    candidates' raw scores) go into the items, as the evidence an answer for a person needs;
+    `topic` and `elsewhere` (KeywordStage) mark the items of the asked topic and of another."""
     top = ranked[:RANKED_CANDIDATES]
     candidates = [
         Candidate(
@@ -499,6 +526,7 @@ def assemble(
             cosine=float(max(cosines)) if cosines else None,
             relevance=float(parts[i].relevance),
             successor_of=olds,
+            topic="asked" if i in topic else "other" if i in elsewhere else "",
         ))
     return Recalled(
         text=ctx.text,

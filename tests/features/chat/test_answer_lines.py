@@ -13,9 +13,10 @@ from bot.memory import RecalledMemory
 
 
 def item(mid: int, text: str, status: str = "current", *, kw: float = 0.0, cos: float | None = None,
-         rel: float = 1.0, replaced_by: int | None = None, since: date | None = None) -> RecalledMemory:
+         rel: float = 1.0, replaced_by: int | None = None, since: date | None = None,
+         topic: str = "") -> RecalledMemory:
     return RecalledMemory(id=mid, text=text, status=status, valid_from=since, valid_until=None,
-                          replaced_by=replaced_by, keyword=kw, cosine=cos, relevance=rel)
+                          replaced_by=replaced_by, keyword=kw, cosine=cos, relevance=rel, topic=topic)
 
 
 @pytest.mark.parametrize(
@@ -51,6 +52,17 @@ def item(mid: int, text: str, status: str = "current", *, kw: float = 0.0, cos: 
         ([item(13, "My partner is called Sam", cos=0.32), item(14, "I'm 34 years old", cos=0.23, rel=0.7)],
          ["• My partner is called Sam"]),
         ([item(15, "I'm 34 years old", cos=0.33), item(16, "I have a hamster", cos=0.28, rel=0.9)], []),
+        # a topic question answered by a fact of its topic: another topic's fact needs a cosine,
+        # a shared word is not enough ("how old am I?" / "my old corolla")
+        ([item(17, "I am 34", kw=1.0, topic="asked"), item(18, "my old corolla needs tires", kw=1.0, topic="other")],
+         ["• I am 34"]),
+        ([item(17, "I am 34", kw=1.0, topic="asked"),
+          item(18, "my old corolla needs tires", kw=1.0, cos=0.45, topic="other")],
+         ["• I am 34", "• my old corolla needs tires"]),
+        # no fact of the topic answers: the shared word is all there is
+        ([item(18, "my old corolla needs tires", kw=1.0, topic="other")], ["• my old corolla needs tires"]),
+        ([item(17, "I am 34", kw=1.0, topic="asked", rel=0.3),
+          item(18, "my old corolla needs tires", kw=1.0, topic="other")], ["• my old corolla needs tires"]),
         ([], []),
     ],
 )

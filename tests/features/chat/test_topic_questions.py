@@ -82,3 +82,26 @@ async def test_a_topic_question_reaches_only_the_askers_own_facts(core) -> None:
     answer = (await bob.say("what do I do for work?")).text
     assert answer.startswith(NOTHING) and "nurse" not in answer, answer
     assert lines_with((await alice.say("what do I do for work?")).text, "nurse") == ["• I'm a nurse now"]
+
+
+@pytest.mark.parametrize(("asked", "other", "question"), [
+    # the word the question is asked with stands in a fact of another topic
+    ("I am 34", "my old corolla finally needs new tires", "how old am I?"),
+    ("I'm vegetarian", "I eat lunch at my desk at the hospital where I work as a nurse", "what do I eat?"),
+    ("I live in Denver", "I drive a Subaru that can live through any Denver winter", "where do I live?"),
+])
+async def test_a_topic_question_does_not_show_another_topics_fact_for_a_shared_word(core, asked, other, question) -> None:
+    """Seen in a terminal walk: "how old am I?" answered "I am 34" and "my old corolla finally needs
+    new tires" (the word "old"). The question names a topic, a fact of it answers; a fact saved
+    under another topic needs more than the shared word."""
+    talk = Talk(core)
+    await talk.say(f"remember: {other}")
+    await talk.say(f"remember: {asked}")
+    assert bullet_lines((await talk.say(question)).text) == [f"• {asked}"]
+
+
+async def test_a_shared_word_still_answers_when_no_fact_of_the_topic_does(core) -> None:
+    """Without a fact of the asked topic, the shared word is all there is, and is shown."""
+    talk = Talk(core)
+    await talk.say("remember: my old corolla finally needs new tires")
+    assert bullet_lines((await talk.say("how old am I?")).text) == ["• my old corolla finally needs new tires"]
