@@ -1000,14 +1000,36 @@ _CLAUSE_BREAK = re.compile(r",|\bbut\b|\band i\b|\bso\b|\bbecause\b")
 _SENTENCE_SPLIT = re.compile(r"[.!?;:\n]+(?:\s+|$)|\s+-\s+")
 
 
+# a word that cannot be a sentence of its own: said alone, it is a phrase spoken one word at a
+# time for emphasis ("Every. Single. Day.", "Not. One. Single. Text.")
+_LEADS_ON = frozenset({"every", "each", "not", "one", "the", "a", "an", "this", "that", "any", "my", "your",
+                       "our", "their", "his", "her", "its", "no single", "every single", "each single"})
+
+
 def sentences(norm: str) -> list[tuple[int, str]]:
-    """(offset, sentence) pairs of a normalised text; rules look at one sentence at a time."""
+    """(offset, sentence) pairs of a normalised text; rules look at one sentence at a time. A
+    word that cannot stand alone (_LEADS_ON) is joined to what follows it, so "every. single.
+    day." is one phrase and not the status "single"."""
     out, start = [], 0
     for match in _SENTENCE_SPLIT.finditer(norm):
         out.append((start, norm[start : match.start()]))
         start = match.end()
     out.append((start, norm[start:]))
-    return [(offset, sent) for offset, sent in out if sent.strip()]
+    joined: list[tuple[int, str]] = []
+    lead: tuple[int, str] | None = None
+    for offset, sent in out:
+        if not sent.strip():
+            continue
+        if lead is not None:
+            offset, sent = lead[0], f"{lead[1]} {sent.strip()}"
+            lead = None
+        if sent.strip() in _LEADS_ON:
+            lead = (offset, sent.strip())
+            continue
+        joined.append((offset, sent))
+    if lead is not None:
+        joined.append(lead)
+    return joined
 
 
 def is_wish(sentence: str, start: int) -> bool:

@@ -555,6 +555,16 @@ NINTH_NOT_READ = [
     ("my sister tied the knot last june", "relationship"),
     ("farm born and raised, hands like leather", "residence"),  # no city
 ]
+# Seen in a terminal walk: a word said one at a time for emphasis is not a fragment of its own
+# ("Every. Single. Day." was the status single, asked about against "I am married to Sam").
+TENTH_READ = [
+    ("Single. Every single day I wonder why.", "relationship", "single"),
+]
+TENTH_NOT_READ = [
+    ("Houston. Humid. Every. Single. Day.", "relationship"),
+    ("Each. Single. Time. I forget my keys.", "relationship"),
+    ("Not. One. Single. Text back from him.", "relationship"),
+]
 NINTH_PAIRS = [
     ("I'm a retired teacher.", "hung up the whistle after 30 years of coaching", VERDICT_SAME),
     ("I'm single.", "still single, and fine with it", VERDICT_SAME),
@@ -586,8 +596,8 @@ NINTH_PAIRS = [
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
