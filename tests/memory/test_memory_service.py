@@ -35,6 +35,22 @@ async def test_empty_fact_is_refused_and_nothing_is_saved(memory, bad):
     assert await memory.list(o) == []
 
 
+@pytest.mark.parametrize("bad", ["🙂🙂🙂", "!!! ???", "👍 🎉 ❤️", "—"])
+async def test_a_fact_without_words_is_refused_and_nothing_is_saved(memory, bad):
+    """Seen in a terminal walk: "remember: 🙂🙂🙂" was saved, a memory nothing can recall."""
+    o = await owner(memory)
+    with pytest.raises(FactError, match="no words"):
+        await memory.remember(o, bad)
+    assert await memory.count(o) == 0
+
+
+@pytest.mark.parametrize("good", ["我住在柏林", "42", "🎂 is on 3 May", "Ich wohne in München"])
+async def test_any_script_or_a_number_is_a_fact(memory, good):
+    o = await owner(memory)
+    r = await memory.remember(o, good)
+    assert r.memory is not None and r.memory.text == good
+
+
 async def test_overlong_fact_is_refused(memory):
     o = await owner(memory)
     with pytest.raises(FactError, match="too long"):

@@ -9,6 +9,7 @@ judge, and `apply_remember` writes the outcome in a second transaction.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -40,12 +41,17 @@ class FactError(ValueError):
     """The text cannot be saved as a fact; the message says why, for the person."""
 
 
-def clean_fact(text: str) -> str:
+def clean_fact(text: str, *, words: bool = True) -> str:
     """Normalise a fact as typed: whitespace folded, control characters (C0, DEL, C1, bidi
-    overrides; see bot.plaintext) removed, length capped."""
+    overrides; see bot.plaintext) removed, length capped. With `words`, a fact needs a letter or
+    a digit of some script: "remember: 🙂🙂🙂" says nothing one could recall or search for later
+    (bulk loads of a conversation keep such turns, words=False)."""
     cleaned = " ".join(strip_controls(text).split())
     if not cleaned:
         raise FactError("There is nothing to remember — write the fact after the colon.")
+    if words and not any(unicodedata.category(ch)[0] in "LN" for ch in cleaned):
+        raise FactError("There are no words in that to remember — write the fact in words "
+                        "(emoji and punctuation alone are not saved).")
     if len(cleaned) > MAX_FACT_CHARS:
         raise FactError(
             f"That is too long to remember as one fact ({len(cleaned)} characters; "
