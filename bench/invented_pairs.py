@@ -60,8 +60,8 @@ from bench.datasets import data_file
 from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
-# the later persona sets, one file each (heldout3 ... heldout15)
-HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 16))
+# the later persona sets, one file each (heldout3 ... heldout17)
+HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 18))
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -80,7 +80,7 @@ SIZES = {
                  "multi_value": 120},
     **{split: dict(BLIND_SIZES) for split in (
         "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11",
-        "heldout12", "heldout13", "heldout14", "heldout15")},
+        "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17")},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
