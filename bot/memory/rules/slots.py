@@ -128,7 +128,7 @@ VEHICLES = (
     r"moped|convertible|sedan|hatchback|jeep|station wagon|wagon|coupe|electric car|ev|hybrid)"
 )
 PARTNER = (
-    r"(?:wife|husband|boyfriend|girlfriend|fiance|fiancee|spouse|hubby|bf|gf|partner|"
+    r"(?:wife|husband|boyfriend|girlfriend|fiance|fiancee|finace|spouse|hubby|bf|gf|partner|"
     r"significant other)"
 )
 HAIR_COLOURS = (
@@ -281,8 +281,8 @@ def is_profession(phrase: str) -> bool:
     known non-job agent noun. Hobby intensity words ("avid", "amateur") make it a pastime;
     "professional" makes it a job.
     """
-    words = _NP_BOUNDARY.sub("", phrase).split()
-    if not words or words[0] in _DEGREE_WORDS:
+    words = _NP_BOUNDARY.sub("", phrase.replace("long haul", "longhaul")).split()
+    if not words or words[0] in _DEGREE_WORDS or words[0] in {"no", "not", "any"}:
         return False
     head, mods = words[-1], set(words[:-1])
     if head == "rn" and words[0].endswith("ing"):
@@ -618,7 +618,7 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[a-z][a-z ]{1,30})",
             # a known city one was born and raised in, and still in ("ATL born and raised", "born
             # and raised in columbus"; not when a move or another home follows)
-            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?) born and raised\b"
+            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?) born (?:and|n) (?:raised|bred)\b"
              r"(?!.*\b(?:moved|left|now live|now living|live in|living in)\b)", _is_place),
             (r"^(?:i was |i am |was )?born and raised (?:in|on) (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!]| and\b)"
              r"(?!.*\b(?:moved|left|now live|now living|live in|living in)\b)", _is_place),
@@ -664,6 +664,14 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}(?:tied|have tied) the knot\b", "married"),
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
             (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
+            # the partner proposed: "he finally popped the question", "my fiance proposed at the lake"
+            (r"(?:^|, |\band |\bbut |\bso )(?:(?!(?:i|we|my|dad|mum|mom|brother|sister|son|daughter|"
+             r"friend|cousin|uncle|aunt|grandpa|grandma|it|who)\b)[a-z]+ |my (?:fiance|fiancee|finace|"
+             r"boyfriend|girlfriend|bf|gf|partner) )(?:finally |just |officially |actually )?(?:popped the "
+             r"question|proposed)\b(?! to (?:his|her|their)\b)", "engaged"),
+            # no partner, said first: "no missus, no worries", "no bf rn and loving it"
+            (r"^(?:no|not got a|havent got a) (?:missus|mrs|wife|husband|hubby|boyfriend|girlfriend|bf|gf|"
+             r"partner|significant other)\b(?! (?:of|who|that)\b)", "single"),
             (r"\bsingle as a pringle\b", "single"),
             r"(?:^|, |\bbut |\band )(?:(?:still|happily|very|so|totally|currently|forever|proudly) )+"
             r"(?P<value>single|married|divorced)\b(?! (?:mom|dad|mother|father|parent|mum|people|"
@@ -703,6 +711,10 @@ SLOTS: dict[str, SlotRule] = {
         hints=(
             rf"\b(?:my|our) (?:(?:lovely|beautiful|wonderful|amazing|loving|current|new|"
             rf"future) )?(?P<value>(?:(?:ex|late) )?{PARTNER})\b",
+            # one's own partner named without "my", as chat does: "hubby's cooking tonight", "the
+            # missus packs me sandwiches"
+            r"^(?:the )?(?P<value>hubby|hubs|wifey|missus|mrs|better half|other half)\b",
+            r"^the (?P<value>wife|husband)\b",
         ),
     ),
     "car": SlotRule(
@@ -1020,10 +1032,11 @@ def sentences(norm: str) -> list[tuple[int, str]]:
     for offset, sent in out:
         if not sent.strip():
             continue
+        word = sent.strip()
         if lead is not None:
-            offset, sent = lead[0], f"{lead[1]} {sent.strip()}"
+            offset, sent = lead[0], f"{lead[1]} {word}"
             lead = None
-        if sent.strip() in _LEADS_ON:
+        if word in _LEADS_ON:  # "not. one. single. text." leads on word by word
             lead = (offset, sent.strip())
             continue
         joined.append((offset, sent))
@@ -1127,7 +1140,7 @@ _DROPPED_I_AM = re.compile(
     r"^(?:(?:just|now|still|currently|recently|happily|newly|also|not|no longer|proudly|"
     r"officially|finally) )*(?:"
     r"(?:married|single|divorced|separated|engaged|widowed|retired|unemployed|self employed|"
-    r"vegan|vegetarian|veggie|pescatarian|pescetarian)(?=$|[,!]| (?:and|but|with|since|for|again|"
+    r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| (?:and|but|with|since|for|again|"
     r"now|to|at|in|right|already|too|though|lol|these days|at the moment)\b)"
     r"|(?:based|living|staying|settled|stationed) (?:in|out of|near|at|abroad|overseas|up|down|"
     r"out|with)\b"
@@ -1143,8 +1156,27 @@ _DROPPED_I = re.compile(
 )
 # (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)|"
-                          r"^(?:only |just |almost |nearly )?(?=(?:1[3-9]|[2-9]\d)(?: and\b| but\b|,))")
-_BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with |$)")
+                          r"^(?:only |just |almost |nearly )?(?=(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|"
+                          r"seventy|eighty|ninety)(?: (?:one|two|three|four|five|six|seven|eight|nine))?)"
+                          r"(?: and\b| but\b|,))")
+_BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with | on | since |,| \d|$)")
+# "<profession> life": chat's way of saying what one does ("plumber life aint glamorous", "cpa life
+# means no weekends", "farm life never lets up"); the word before "life" is a profession, or a
+# field whose doer is one (farm -> farmer, graphic design -> graphic designer)
+_TRADE_LIFE = re.compile(r"(?:^|, |\band |\bbut |\bso )(?P<np>[a-z]+(?: [a-z]+)?) life\b")
+
+
+def _trade_of_life(np: str) -> str | None:
+    """The profession "<np> life" says one has, or None ("city life", "low life", "mom life")."""
+    words = np.split()
+    for start in range(len(words)):
+        phrase = " ".join(words[start:])
+        head = words[-1]
+        if head in PROFESSIONS or lemma(head) in PROFESSIONS:
+            return phrase
+        if head + "er" in PROFESSIONS or head + "r" in PROFESSIONS:
+            return " ".join([*words[start:-1], head + ("r" if head.endswith("e") else "er")])
+    return None
 
 
 def _restore_subject(sentence: str) -> str:
@@ -1164,6 +1196,12 @@ def _restore_subject(sentence: str) -> str:
     phrase = _BARE_NOUN_PHRASE.match(sentence)
     if phrase and is_profession(phrase.group(0)):
         return "i am a " + sentence
+    life = _TRADE_LIFE.search(sentence)
+    if life:
+        trade = _trade_of_life(life.group("np"))
+        if trade is not None:
+            cut = life.start("np")
+            return f"{sentence[:cut]}i am a {trade}, {sentence[life.end():].strip()}".strip(" ,")
     return sentence
 
 

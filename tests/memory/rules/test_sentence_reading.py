@@ -391,7 +391,7 @@ def test_an_age_only_the_vectors_name_is_compared_by_its_number() -> None:
 
     def said(old: str) -> str:
         found = assess("Thirty three, as of May.", [Fact(id=1, text=old, slot=detect_slot(old))], new_slot="age")
-        return found.nominations[0].verdict
+        return SAME if found.duplicate_of == 1 else found.nominations[0].verdict  # now read in words too
 
     assert said("Age 30.") == CHANGE
     assert said("I'm 33.") == SAME
@@ -558,9 +558,33 @@ NINTH_NOT_READ = [
 # Seen in a terminal walk: a word said one at a time for emphasis is not a fragment of its own
 # ("Every. Single. Day." was the status single, asked about against "I am married to Sam").
 TENTH_READ = [
+    # a job by "<profession> life", by its field's doer, or said first before a comma or a number
+    ("fixing burst pipes in the rain, plumber life", "job", "plumber"),
+    ("bookkeeper life means spreadsheets till midnight", "job", "bookkeeper"),
+    ("calving season again, ranch life never stops", "job", "rancher"),
+    ("Electrician, 15 years in the trade", "job", "electrician"),
+    ("long haul trucker since the 90s", "job", None),
+    ("paramedic 10 yrs, seen it all", "job", "paramedic"),
+    # a partner named without "my", a partner's proposal, no partner said first
+    ("the hubby is making pancakes again", "relationship", None),
+    ("wifey wants a new couch, send help", "relationship", None),
+    ("so jamal finally proposed last weekend!!", "relationship", "engaged"),
+    ("my girlfriend popped the question on new years", "relationship", "engaged"),
+    ("no boyfriend, no drama, just me and my cat", "relationship", "single"),
+    # an age said first in words, a city one was born and bred in, a misspelt diet said first
+    ("forty three and my knees know it", "age", None),
+    ("glasgow born and bred, wouldnt live anywhere else", "residence", "glasgow"),
+    ("vegitarian for ten years and counting", "diet", None),
     ("Single. Every single day I wonder why.", "relationship", "single"),
 ]
 TENTH_NOT_READ = [
+    ("city life is too loud for me", "job"),
+    ("mom life is pure chaos today", "job"),
+    ("the night life here is dead", "job"),
+    ("Dog lover, obviously", "job"),
+    ("my sister finally proposed to her girlfriend", "relationship"),
+    ("dad proposed to mum on a ferry in 1979", "relationship"),
+    ("no man is an island", "relationship"),
     ("Houston. Humid. Every. Single. Day.", "relationship"),
     ("Each. Single. Time. I forget my keys.", "relationship"),
     ("Not. One. Single. Text back from him.", "relationship"),

@@ -272,6 +272,6 @@ def test_a_likely_status_is_never_a_sisters_or_a_friends() -> None:
     old = Fact(id=1, text="my wife and i are living apart for now", slot="relationship")
     for new, asked in (("my sister and i are eleven months apart", False),
                        ("my best friend and i share a flat now", False),
-                       ("the missus and i are giving it another go", True)):
+                       ("him and i are giving it another go", True)):
         result = assess(new, [old], likely="relationship")
         assert bool(result.nominations) == asked, (new, result)
