@@ -269,7 +269,7 @@ _TRAIT_ADJECTIVES = frozenset(
 _DEGREE_WORDS = frozenset("bit lot little tad way whole much far".split())
 _PROFESSION_SUFFIXES = ("er", "or", "ist", "ician", "eer", "grapher", "ologist", "man", "woman")
 _NP_BOUNDARY = re.compile(
-    r"\b(?:and|but|who|that|which|at|for|in|with|from|by|so|because|since|now|these days|of|"
+    rf"\b(?:{NUM} (?:years?|yrs?)|and|but|who|that|which|at|for|in|with|from|by|so|because|since|now|these days|of|"
     r"on|to|like|as)\b.*$"
 )
 
@@ -294,7 +294,7 @@ def is_profession(phrase: str) -> bool:
     last_two = " ".join(words[-2:])
     if last_two in NOT_JOBS or head_lemma in NOT_JOBS or head in NOT_JOBS:
         return professional and head_lemma not in {"fan", "lover", "enthusiast", "student"}
-    if head_lemma in PROFESSIONS or head in PROFESSIONS:
+    if head_lemma in PROFESSIONS or head in PROFESSIONS or head in _JOB_SYNONYMS:
         return True
     if any(head.endswith(word) for word in PROFESSIONS if len(word) >= 4):
         return True  # compounds: "schoolteacher", "firefighter"
@@ -466,6 +466,18 @@ SLOTS: dict[str, SlotRule] = {
              r"grad school|nursing school|[a-z]+(?: [a-z]+)? (?:state|tech|university|college|u))\b",
              "student"),
             (rf"{S}{A}(?:am )?(?:majoring|minoring|double majoring) in\b", "student"),
+            (r"(?:^|, |\bi am (?:a |an )?)(?:(?:college|university|uni) )?(?:freshman|sophomore|junior|senior|"
+             r"first year|second year|third year|fourth year|final year|1st year|2nd year|3rd year|4th year) "
+             r"(?:in|studying|doing) (?!(?:the|my|our|a|an|high school)\b)[a-z]+", "student"),
+            (r"(?:^|, |\bi am (?:in )?(?:my )?)(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th) year of "
+             r"(?:my )?(?:degree|uni|university|college|law school|med school|nursing school|grad school|"
+             r"bachelors|masters|phd|ba|bsc|bscn|bsn|beng|msc|ma|mba)\b", "student"),
+            # teaching a class or a subject, the subject dropped: "teaching AP chem this year",
+            # "been teaching third grade since 2010" (not one's own child or a dog a trick)
+            (rf"(?:^|{S}{A}(?:am |have been |been )?)teaching (?:\w+ ){{0,2}}?(?:grade|graders|class|classes|"
+             rf"chem|chemistry|physics|biology|bio|math|maths|english|history|science|geography|spanish|"
+             rf"french|kindergarten|kinder|preschool|pre k|high school|middle school|elementary|year \d+|"
+             rf"ap \w+|at (?:a|the) (?:\w+ )?(?:school|college|university|academy))\b", "teacher"),
             (r"\b(?:at|in) (?:uni|university|college) (?:studying|doing|reading) [a-z]+", "student"),
             rf"{S}{A}(?P<neg>retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
             rf"(?:\w+ )?(?:job|work|career|position)\b",
@@ -1394,7 +1406,10 @@ def same_value(slot: str, a: str | None, b: str | None) -> bool | None:
 
 
 _JOB_SYNONYMS = {"rn": "nurse", "lpn": "nurse", "cna": "nurse", "doc": "doctor", "physician": "doctor",
-                 "dev": "developer", "programmer": "developer", "coder": "developer", "cop": "officer"}
+                 "dev": "developer", "programmer": "developer", "coder": "developer", "cop": "officer",
+                 # trade slang: "journeyman sparky", "chippy on building sites"
+                 "sparky": "electrician", "sparkie": "electrician", "chippy": "carpenter", "chippie": "carpenter",
+                 "brickie": "bricklayer", "pharmd": "pharmacist", "hairstylist": "hairdresser"}
 
 
 def same_profession(a: str | None, b: str | None) -> bool:

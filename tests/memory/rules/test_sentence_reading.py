@@ -565,6 +565,11 @@ TENTH_READ = [
     ("Electrician, 15 years in the trade", "job", "electrician"),
     ("long haul trucker since the 90s", "job", None),
     ("paramedic 10 yrs, seen it all", "job", "paramedic"),
+    ("teaching year 9 geography and losing my voice", "job", "teacher"),
+    ("been teaching kindergarten for eleven years", "job", "teacher"),
+    ("junior in civil engineering, finals next week", "job", "student"),
+    ("final year of my bsn, placements start monday", "job", "student"),
+    ("qualified sparky, mostly rewiring old houses", "job", None),
     # a partner named without "my", a partner's proposal, no partner said first
     ("the hubby is making pancakes again", "relationship", None),
     ("wifey wants a new couch, send help", "relationship", None),
@@ -585,6 +590,8 @@ TENTH_NOT_READ = [
     ("my sister finally proposed to her girlfriend", "relationship"),
     ("dad proposed to mum on a ferry in 1979", "relationship"),
     ("no man is an island", "relationship"),
+    ("teaching my daughter to drive is terrifying", "job"),
+    ("teaching the puppy to sit, send patience", "job"),
     ("Houston. Humid. Every. Single. Day.", "relationship"),
     ("Each. Single. Time. I forget my keys.", "relationship"),
     ("Not. One. Single. Text back from him.", "relationship"),
@@ -615,6 +622,10 @@ NINTH_PAIRS = [
     ("I live in Portland, Oregon.", "moved to portland for the coffee and never left", VERDICT_SAME),
     ("I live in Austin, Texas.", "i live in houston texas", VERDICT_CHANGE),
     ("moved down to ATX for the job", "Austin is home now, love the live music", VERDICT_SAME),
+    # trade slang is its profession; a number of years is not part of the job
+    ("I'm an electrician.", "qualified sparky, mostly rewiring old houses", VERDICT_SAME),
+    ("I'm a carpenter.", "been a chippy twenty years", VERDICT_SAME),
+    ("I'm a plumber.", "been a welder twenty years", VERDICT_CHANGE),
 ]
 
 
