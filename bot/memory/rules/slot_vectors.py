@@ -120,7 +120,7 @@ def vector_slot(vector: np.ndarray | None, text: str | None = None) -> str | Non
     return None
 
 
-def is_home_by_place(probs: np.ndarray, classes: tuple[str, ...], text: str) -> bool:
+def is_home_by_place(probs: np.ndarray, classes: tuple[str, ...], text: str, threshold: float = PLACE_THRESHOLD) -> bool:
     """Whether a text the classifier is unsure of tells the speaker's home by naming its city:
     residence ranked first of the topics with p >= PLACE_THRESHOLD, a known city named, and
     nothing saying it is someone else's home, a trip, the past or a wish."""
@@ -128,5 +128,5 @@ def is_home_by_place(probs: np.ndarray, classes: tuple[str, ...], text: str) -> 
         return False
     home = classes.index("residence")
     topics = [i for i, name in enumerate(classes) if name != OTHER]
-    return (max(topics, key=lambda i: float(probs[i])) == home and float(probs[home]) >= PLACE_THRESHOLD
+    return (max(topics, key=lambda i: float(probs[i])) == home and float(probs[home]) >= threshold
             and place_in(text, ambiguous=True) is not None and not _NOT_OWN_HOME.search(text))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from bot.memory.rules.places import canonical_place, places_in
+from bot.memory.rules.places import canonical_place, place_in, places_in
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.text import content_words, is_typo_of, lemma, normalise, numbers
 
@@ -284,6 +284,8 @@ def is_profession(phrase: str) -> bool:
     words = _NP_BOUNDARY.sub("", phrase.replace("long haul", "longhaul")).split()
     if not words or words[0] in _DEGREE_WORDS or words[0] in {"no", "not", "any"}:
         return False
+    if canonical_place(" ".join(words)) is not None:
+        return False  # "Denver." is a city, not one who denves
     head, mods = words[-1], set(words[:-1])
     if head == "rn" and words[0].endswith("ing"):
         return False  # "doing keto rn": right now, not a nurse
@@ -426,6 +428,13 @@ def _car_core(value: str) -> str:
 def _is_place(value: str) -> bool:
     """A city by one of its names (places.json), for the patterns that name no home verb."""
     return canonical_place(value) is not None
+
+
+def _names_one_place(value: str) -> bool:
+    """A value that names one city and nothing else of note ("boise, idaho", "munich the rents"):
+    the city is its canonical form (_one_place); a name that is also a word or a first name
+    ("reading", "austin") does not count alone."""
+    return place_in(value) is not None and _one_place(value) is not None
 
 
 SLOTS: dict[str, SlotRule] = {
@@ -636,6 +645,16 @@ SLOTS: dict[str, SlotRule] = {
              r"(?!.*\b(?:moved|left|now live|now living|live in|living in)\b)", _is_place),
             (r"^(?P<value>[a-z][a-z ]{1,30}?) (?:lad|lass|girl|boy|guy|gal|man|woman|kid) "
              r"(?:through and through|born and bred|and proud)\b", _is_place),
+            # a home told by its city alone or with the words around it: "Boise, Idaho.", "regina's
+            # been home 50 years", "Guadalajara is my city", "home base is omaha", "here in munich
+            # the rents are crazy", "lethbridge area, 20 min south of town"
+            (r"^(?P<value>[a-z][a-z ]{1,30}?) (?:has )?been (?:my |our )?home\b", _is_place),
+            (r"^(?P<value>[a-z][a-z ]{1,30}?) is (?:my|our) (?:city|town|home|home now|home these days)\b",
+             _is_place),
+            r"\bhome base (?:is|=) (?P<value>[^,;]+)",
+            (r"\bhere in (?!.*\b(?:for the weekend|on holiday|on vacation|visiting|trip|this week only|"
+             r"for work|for a conference|for a wedding)\b)(?P<value>[a-z]+(?: [a-z]+){0,2})", _names_one_place),
+            (r"^(?P<value>[a-z][a-z ]{1,30}?) area\b(?=$|,)", _is_place),
             # "I'm from Detroit and still live there"
             r"\b(?:i|we) (?:am|are) (?:originally )?from (?P<value>[a-z][a-z ]{1,30}?) and (?:i |we )?"
             r"(?:still |now )?(?:live|stay|reside) (?:there|here)\b",
@@ -1170,7 +1189,7 @@ _DROPPED_I = re.compile(
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)|"
                           r"^(?:only |just |almost |nearly )?(?=(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|"
                           r"seventy|eighty|ninety)(?: (?:one|two|three|four|five|six|seven|eight|nine))?)"
-                          r"(?: and\b| but\b|,))")
+                          r"(?: and\b| but\b|,| as of\b| today\b| now\b| this year\b))")
 _BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with | on | since |,| \d|$)")
 # "<profession> life": chat's way of saying what one does ("plumber life aint glamorous", "cpa life
 # means no weekends", "farm life never lets up"); the word before "life" is a profession, or a
@@ -1191,7 +1210,40 @@ def _trade_of_life(np: str) -> str | None:
     return None
 
 
-def _restore_subject(sentence: str) -> str:
+_TRIP = re.compile(r"\b(?:trip|trips|visit|visited|visiting|vacation|holiday|holidays|honeymoon|tour|"
+                   r"weekend|flight|flew|conference|layover|was|were|used to|someday|one day|dream)\b")
+# what may follow a city in a note of one's home: its state, province or country
+REGIONS = frozenset(word.replace("_", " ") for word in """
+    alabama al alaska ak arizona az arkansas ar california ca colorado co connecticut ct delaware de
+    florida fl georgia ga hawaii hi idaho id illinois il indiana in iowa ia kansas ks kentucky ky
+    louisiana la maine me maryland md massachusetts ma michigan mi minnesota mn mississippi ms
+    missouri mo montana mt nebraska ne nevada nv ohio oh oklahoma ok oregon or pennsylvania pa
+    tennessee tn texas tx utah ut vermont vt virginia va washington wa wisconsin wi wyoming wy
+    ontario on quebec qc alberta ab manitoba mb saskatchewan sk nova_scotia ns bc
+    british_columbia new_brunswick nb newfoundland nl pei
+    new_hampshire nh new_jersey nj new_mexico nm new_york ny north_carolina nc north_dakota nd
+    rhode_island ri south_carolina sc south_dakota sd west_virginia wv dc
+    usa us america uk england scotland wales ireland northern_ireland britain canada australia
+    nz new_zealand india germany france spain italy portugal netherlands belgium mexico brazil
+    nigeria kenya south_africa singapore philippines malaysia japan china hong_kong
+    nsw vic qld queensland victoria tasmania
+""".split())
+
+
+def _bare_place(sentence: str) -> bool:
+    """Whether a sentence is only a city, maybe with its state or country ("boise, idaho",
+    "Leeds UK"): a person's note of where they live. Not a name that is also a word ("reading")."""
+    text = sentence.strip(" ,").removeprefix("the ")
+    if place_in(text) is None:
+        return False
+    if canonical_place(text) is not None:
+        return True
+    words = text.replace(",", " ").split()
+    return any(canonical_place(" ".join(words[:k])) is not None and " ".join(words[k:]) in REGIONS
+               for k in range(1, len(words)))
+
+
+def _restore_subject(sentence: str, trip: bool | None = None) -> str:
     """The sentence with the subject chat dropped put back ("based in leeds" -> "i am based in
     leeds", "41 years old" -> "i am 41 years old"), or unchanged. A sentence that is only a job's
     name ("freelance graphic designer") reads as "i am a ..."."""
@@ -1205,6 +1257,8 @@ def _restore_subject(sentence: str) -> str:
         return "i am " + _DROPPED_AGE.sub("", sentence)
     if _DROPPED_I_AM.match(sentence):
         return "i am " + sentence
+    if trip is False and _bare_place(sentence):
+        return "i live in " + sentence
     phrase = _BARE_NOUN_PHRASE.match(sentence)
     if phrase and is_profession(phrase.group(0)):
         return "i am a " + sentence
@@ -1221,7 +1275,8 @@ def _restore_subject(sentence: str) -> str:
 def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     best: dict[str, SlotMatch] = {}
     priority: dict[str, int] = {}
-    sents = [(offset, _restore_subject(sentence.strip())) for offset, sentence in sentences(norm)]
+    trip = bool(_TRIP.search(norm))  # "Paris. Best trip ever." is no home
+    sents = [(offset, _restore_subject(sentence.strip(), trip)) for offset, sentence in sentences(norm)]
     for order, (name, rule) in enumerate(SLOTS.items()):
         for found in _match_rule(name, rule, norm, sents):
             priority.setdefault(found.slot, order)
