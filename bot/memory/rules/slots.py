@@ -274,6 +274,13 @@ _NP_BOUNDARY = re.compile(
 )
 
 
+def _listed_profession(value: str) -> bool:
+    """A profession by a listed word only, not by an agent noun's suffix ("i am older", "i am
+    senior" are no jobs)."""
+    head = value.split()[-1]
+    return (head in PROFESSIONS or lemma(head) in PROFESSIONS or head in _JOB_SYNONYMS) and head not in NOT_JOBS
+
+
 def is_profession(phrase: str) -> bool:
     """Whether a noun phrase ("baby delivery nurse", "professional tennis player") names a job.
 
@@ -450,6 +457,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"course|team|gym|club|group|therapist|coach)\b)(?P<value>[^,;]+)",
             (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
              is_profession),
+            # learner's English drops the article: "I am staff nurse in govt hospital", "I am teacher"
+            (rf"\bi (?:am|am working as|work as) (?P<value>(?:staff |head |senior |junior |charge |school |"
+             rf"primary |secondary |high school |software |civil |registered |house )?[a-z]+)\b",
+             lambda value: _listed_profession(value)),
             rf"{S}{A}(?:am |have been |was )?employed (?:by|at|as|with|in) (?P<value>[^,;]+)",
             r"\bi am (?:(?:currently|now|still|officially) )?(?P<value>self employed|unemployed|jobless|"
             r"between jobs|out of work|"
@@ -695,6 +706,8 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}(?:tied|have tied) the knot\b", "married"),
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
             (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
+            (rf"{S}{A}asked (?:my |her |him )?(?:\w+ ){{0,2}}?to marry me\b(?!.*\b(?:said no|turned me down)\b)",
+             "engaged"),
             # the partner proposed: "he finally popped the question", "my fiance proposed at the lake"
             (r"(?:^|, |\band |\bbut |\bso )(?:(?!(?:i|we|my|dad|mum|mom|brother|sister|son|daughter|"
              r"friend|cousin|uncle|aunt|grandpa|grandma|it|who)\b)[a-z]+ |my (?:fiance|fiancee|finace|"
@@ -765,7 +778,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"\b(?:my|our) (?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?P<value>(?:{CAR_NAMES})(?: (?:{CAR_NAMES}))?)"
             rf"\b(?! (?:dealer|dealership|dealerships|salesman|factory|plant|stock|shares|commercial|keys?|"
             rf"collection|poster|models?|toys?|shirt|hat|jacket)\b)",
-            rf"{S}{A}(?P<neg>sold|got rid of|totaled|totalled|wrecked|scrapped) (?:a|an|my|our|the) "
+            rf"{S}{A}(?P<neg>sold|had to sell|got rid of|totaled|totalled|wrecked|scrapped) (?:a|an|my|our|the) "
             rf"(?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b(?! (?:and|but)\b)",
             rf"{S}{A}(?P<neg>can not|could never|can never) afford (?:a |to buy a |to run a )?"
             rf"(?:car|vehicle)\b",
@@ -809,6 +822,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:eat|cook|live) (?:only |just |mostly )(?P<value>fish)(?: and (?:veg|veggies|"
             rf"vegetables|plants))?\b",
             rf"{S}{A}eat (?:a lot of |lots of |plenty of |tons of )(?P<value>meat)\b",
+            # Indian English: "I am pure veg", "pure vegetarian family"
+            (rf"(?:{S}{A}(?:am |are |have been )?|^)(?:a )?pure (?:veg|vegetarian|veggie)\b", "vegetarian"),
             rf"{S}{A}(?:eat|cook|live) (?:a |an )?(?:strictly |only |mostly )?(?P<value>vegan|vegetarian|"
             rf"plant based|pescatarian|kosher|halal)\b",
             rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
@@ -1171,7 +1186,7 @@ _DROPPED_I_AM = re.compile(
     r"^(?:(?:just|now|still|currently|recently|happily|newly|also|not|no longer|proudly|"
     r"officially|finally) )*(?:"
     r"(?:married|single|divorced|separated|engaged|widowed|retired|unemployed|self employed|"
-    r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| (?:and|but|with|since|for|again|"
+    r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| \d| (?:and|but|with|since|for|again|"
     r"now|to|at|in|right|already|too|though|lol|these days|at the moment)\b)"
     r"|(?:based|living|staying|settled|stationed) (?:in|out of|near|at|abroad|overseas|up|down|"
     r"out|with)\b"
@@ -1339,6 +1354,20 @@ _CONTACT_NOTE = re.compile(
 
 # notes and favourites said another way, rewritten (in this order) into the sentence the
 # patterns read: "Favorite color? Blue." -> "my favorite color is blue"
+# the misspellings of the words that tell a topic, as chat writes them: one fix here instead of
+# one alternative in every pattern ("been divorsed ten years", "vegitarian 20 yrs now")
+_SPELLING = {
+    "divorsed": "divorced", "devorced": "divorced", "divoced": "divorced", "divored": "divorced",
+    "marryed": "married", "maried": "married", "marred": "married", "merried": "married",
+    "engadged": "engaged", "engauged": "engaged", "seperated": "separated", "seprated": "separated",
+    "widdowed": "widowed", "widowd": "widowed", "finace": "fiance", "fiancé": "fiance", "fiancée": "fiancee",
+    "vegitarian": "vegetarian", "vegeterian": "vegetarian", "vegatarian": "vegetarian",
+    "vegitarien": "vegetarian", "vegetarien": "vegetarian", "retird": "retired", "retierd": "retired",
+    "retiered": "retired", "retyred": "retired", "unemployeed": "unemployed", "umemployed": "unemployed",
+    "boyfreind": "boyfriend", "girlfreind": "girlfriend", "husbend": "husband", "wif": "wife",
+}
+_SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
+
 _NOTE_REWRITES = (
     (_FAVOURITE_NOTE, r"my favorite \1 is "),
     (_CONTACT_NOTE, r"my \1 is "),
@@ -1360,6 +1389,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     residence), so this returns all of them; `detect_slot` picks one.
     """
     norm = _FAV.sub("favorite", normalise(text))
+    norm = _SPELLING_RE.sub(lambda m: _SPELLING[m.group(0)], norm)
     for pattern, replacement in _NOTE_REWRITES:
         norm = pattern.sub(replacement, norm)
     job = _JOB_NOTE.match(norm)

@@ -579,6 +579,13 @@ TENTH_READ = [
     ("here in melbourne the trams run all night on weekends", "residence", None),
     ("calgary area, out past the ring road", "residence", "calgary"),
     ("29 as of last tuesday", "age", "29"),
+    # misspelt as chat writes it; learner's English without the article; Indian English
+    ("been divorsed since 2015, best decision ever", "relationship", "divorced"),
+    ("maried 12 years this august", "relationship", "married"),
+    ("I am driver for a logistics company", "job", "driver"),
+    ("I am pure veg since childhood", "diet", "vegetarian"),
+    ("asked my girlfriend to marry me on the beach and she said yes", "relationship", "engaged"),
+    ("had to sell my car after the layoff, bus it is", "car", None),
     # a partner named without "my", a partner's proposal, no partner said first
     ("the hubby is making pancakes again", "relationship", None),
     ("wifey wants a new couch, send help", "relationship", None),
@@ -604,6 +611,9 @@ TENTH_NOT_READ = [
     ("here in vegas for the weekend, wish me luck", "residence"),
     ("Seattle seahawks fan since birth", "residence"),
     ("Denver.", "job"),
+    ("i am older than my sister", "job"),
+    ("i am senior in my team now", "job"),
+    ("my brother asked his girlfriend to marry him", "relationship"),
     ("teaching the puppy to sit, send patience", "job"),
     ("Houston. Humid. Every. Single. Day.", "relationship"),
     ("Each. Single. Time. I forget my keys.", "relationship"),
@@ -639,6 +649,13 @@ NINTH_PAIRS = [
     ("I'm an electrician.", "qualified sparky, mostly rewiring old houses", VERDICT_SAME),
     ("I'm a carpenter.", "been a chippy twenty years", VERDICT_SAME),
     ("I'm a plumber.", "been a welder twenty years", VERDICT_CHANGE),
+    # the same status, diet or no car said again, misspelt or in other words: Keep both
+    ("Divorced since 2019.", "been divorsed almost ten years now", VERDICT_SAME),
+    ("I am vegetarian.", "vegitarian 15 yrs now", VERDICT_SAME),
+    ("I am pure veg.", "I'm vegetarian.", VERDICT_SAME),
+    ("I don't own a car.", "had to sell my car last year, it's the bus for me", VERDICT_SAME),
+    ("Just got engaged!", "asked my boyfriend to marry me and he said yes", VERDICT_SAME),
+    ("I am staff nurse in a government hospital.", "I'm an RN on a surgical ward.", VERDICT_SAME),
 ]
 
 
