@@ -499,6 +499,9 @@ SLOTS: dict[str, SlotRule] = {
              rf"french|kindergarten|kinder|preschool|pre k|high school|middle school|elementary|year \d+|"
              rf"ap \w+|at (?:a|the) (?:\w+ )?(?:school|college|university|academy))\b", "teacher"),
             (r"\b(?:at|in) (?:uni|university|college) (?:studying|doing|reading) [a-z]+", "student"),
+            (rf"{S}{A}(?:study|am studying|am doing a degree in|am doing my degree in) (?:\w+ ){{1,3}}?(?:at|in) "
+             rf"(?:the )?(?:uni|university|college|tu|polytechnic|poly|community college|grad school|law school|"
+             rf"med school|[a-z]+ (?:university|college|state|tech))\b", "student"),
             rf"{S}{A}(?P<neg>retired|quit|left|lost|resigned from) (?:from )?(?:my |the )?"
             rf"(?:\w+ )?(?:job|work|career|position)\b",
             rf"{S}{A}(?P<neg>do not|no longer|can not) (?:work|have a job)\b(?! (?:as|at|for|in|on)\b)",
@@ -710,7 +713,7 @@ SLOTS: dict[str, SlotRule] = {
              "engaged"),
             # the partner proposed: "he finally popped the question", "my fiance proposed at the lake"
             (r"(?:^|, |\band |\bbut |\bso )(?:(?!(?:i|we|my|dad|mum|mom|brother|sister|son|daughter|"
-             r"friend|cousin|uncle|aunt|grandpa|grandma|it|who)\b)[a-z]+ |my (?:fiance|fiancee|finace|"
+             r"friend|cousin|uncle|aunt|grandpa|grandma|it|who)\b)\w+ |my (?:fiance|fiancee|finace|"
              r"boyfriend|girlfriend|bf|gf|partner) )(?:finally |just |officially |actually )?(?:popped the "
              r"question|proposed)\b(?! to (?:his|her|their)\b)", "engaged"),
             # no partner, said first: "no missus, no worries", "no bf rn and loving it"

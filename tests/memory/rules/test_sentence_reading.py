@@ -586,6 +586,8 @@ TENTH_READ = [
     ("I am pure veg since childhood", "diet", "vegetarian"),
     ("asked my girlfriend to marry me on the beach and she said yes", "relationship", "engaged"),
     ("had to sell my car after the layoff, bus it is", "car", None),
+    ("so Zoë proposed at the top of the eiffel tower", "relationship", "engaged"),
+    ("I study chemistry at the university, second semester", "job", "student"),
     # a partner named without "my", a partner's proposal, no partner said first
     ("the hubby is making pancakes again", "relationship", None),
     ("wifey wants a new couch, send help", "relationship", None),
@@ -614,6 +616,7 @@ TENTH_NOT_READ = [
     ("i am older than my sister", "job"),
     ("i am senior in my team now", "job"),
     ("my brother asked his girlfriend to marry him", "relationship"),
+    ("i study spanish at night school for fun", "job"),
     ("teaching the puppy to sit, send patience", "job"),
     ("Houston. Humid. Every. Single. Day.", "relationship"),
     ("Each. Single. Time. I forget my keys.", "relationship"),
