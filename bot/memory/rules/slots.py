@@ -432,6 +432,12 @@ def _car_core(value: str) -> str:
     return _AFTER_CAR.split(value[found.start():], 1)[0].strip() or value
 
 
+_BIG = (r"(?:\bi (?:just )?(?:hit|turned|reached|am turning|am hitting|will be) "
+        r"|^(?:just |finally |about to be |almost )?(?:hit|turned|reached|hitting|turning) |^(?=the big \w+(?: (?:oh|o|0))? (?:was|is|came|comes|next|this|last|today|tomorrow|on)\b))"
+        r"the big ")
+_BIG_AFTER = r"\b"  # the number's end
+
+
 def _is_place(value: str) -> bool:
     """A city by one of its names (places.json), for the patterns that name no home verb."""
     return canonical_place(value) is not None
@@ -908,6 +914,12 @@ SLOTS: dict[str, SlotRule] = {
             # a learner's way to say it: "I have 44 years"
             rf"\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
             rf"\bmy age is (?P<value>{NUM})\b",
+            # a round birthday by its nickname, one's own: "just hit the big 4-0", "the big five-oh
+            # was last month" (not "the big 40 party", which may be anyone's)
+            (_BIG + r"(?:4|four|forty) ?(?:oh|o|0)" + _BIG_AFTER, "40"),
+            (_BIG + r"(?:3|three|thirty) ?(?:oh|o|0)" + _BIG_AFTER, "30"),
+            (_BIG + r"(?:5|five|fifty) ?(?:oh|o|0)" + _BIG_AFTER, "50"),
+            (_BIG + r"(?:6|six|sixty) ?(?:oh|o|0)" + _BIG_AFTER, "60"),
             r"\bi was born in (?P<value>(?:19|20)\d\d)\b",
             r"\bmy (?P<value>\d{2,3})(?:st|nd|rd|th) birthday\b",
             r"^(?P<value>\d{2,3}) candles\b",

@@ -588,6 +588,8 @@ TENTH_READ = [
     ("had to sell my car after the layoff, bus it is", "car", None),
     ("so Zoë proposed at the top of the eiffel tower", "relationship", "engaged"),
     ("I study chemistry at the university, second semester", "job", "student"),
+    ("finally hit the big 3-0, where did my twenties go", "age", "30"),
+    ("the big six-oh is next month and i feel 25", "age", "60"),
     # a partner named without "my", a partner's proposal, no partner said first
     ("the hubby is making pancakes again", "relationship", None),
     ("wifey wants a new couch, send help", "relationship", None),
@@ -617,6 +619,8 @@ TENTH_NOT_READ = [
     ("i am senior in my team now", "job"),
     ("my brother asked his girlfriend to marry him", "relationship"),
     ("i study spanish at night school for fun", "job"),
+    ("my husband is turning the big 5-0 on friday", "age"),
+    ("the big 40 bash was epic, thanks everyone", "age"),
     ("teaching the puppy to sit, send patience", "job"),
     ("Houston. Humid. Every. Single. Day.", "relationship"),
     ("Each. Single. Time. I forget my keys.", "relationship"),
