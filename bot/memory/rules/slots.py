@@ -248,6 +248,8 @@ NOT_JOBS: frozenset[str] = frozenset(
     corner letter weather dinner flower tower power finger beer deer career computer burger
     monster tiger river silver butter cancer order matter sweater shower soccer poker cover
     center centre liver tender spider ladder hamster lobster oyster danger thunder
+    lavender burner better printer charger cooler freezer blender toaster shoulder ginger
+    timber lumber heater boulder sticker poster folder binder marker eraser scooter
     """.split()
 )
 """Agent nouns that describe a person but not their job (family, beliefs, hobbies, traits).
@@ -1220,7 +1222,13 @@ _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years
                           r"^(?:only |just |almost |nearly )?(?=(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|"
                           r"seventy|eighty|ninety)(?: (?:one|two|three|four|five|six|seven|eight|nine))?)"
                           r"(?: and\b| but\b|,| as of\b| today\b| now\b| this year\b))")
-_BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with | on | since |,| \d|$)")
+_BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with |$)")
+# a job said first before a comma, "on", "since" or a number ("Electrician, 15 years", "OTR
+# trucker 18 yrs", "RN on a cardiac floor"): a listed profession only, since what precedes a comma
+# is often no job at all ("Lavender, cheese and rosé", "Tesla Model 3, never going back")
+_NOUN_PHRASE_FIRST = re.compile(r"^(?!(?:the|a|an|my|his|her|their|our|your|its|this|that)\b)[a-z]+(?: [a-z]+){0,3}"
+                                r"(?= on | since |,| \d)")
+_CLAUSE_WORDS = frozenset("a an the is are was s my his her their our your its and or of".split())
 # "<profession> life": chat's way of saying what one does ("plumber life aint glamorous", "cpa life
 # means no weekends", "farm life never lets up"); the word before "life" is a profession, or a
 # field whose doer is one (farm -> farmer, graphic design -> graphic designer)
@@ -1291,6 +1299,10 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
         return "i live in " + sentence
     phrase = _BARE_NOUN_PHRASE.match(sentence)
     if phrase and is_profession(phrase.group(0)):
+        return "i am a " + sentence
+    phrase = _NOUN_PHRASE_FIRST.match(sentence)
+    if (phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and _listed_profession(phrase.group(0))
+            and not _CAR_NAME_RE.search(phrase.group(0)) and not phrase.group(0).endswith("model")):
         return "i am a " + sentence
     life = _TRADE_LIFE.search(sentence)
     if life:

@@ -621,6 +621,12 @@ TENTH_NOT_READ = [
     ("i study spanish at night school for fun", "job"),
     ("my husband is turning the big 5-0 on friday", "age"),
     ("the big 40 bash was epic, thanks everyone", "age"),
+    # what precedes a comma, said first, is a job only when it names a listed profession
+    ("Tesla Model 3, never going back to gas", "job"),
+    ("model 3, charging is a pain on trips", "job"),
+    ("my neighbour's a pastry chef, I taste everything", "job"),
+    ("Lavender, rosemary and thyme in the window box", "job"),
+    ("the bus driver on my route knows my name", "job"),
     ("teaching the puppy to sit, send patience", "job"),
     ("Houston. Humid. Every. Single. Day.", "relationship"),
     ("Each. Single. Time. I forget my keys.", "relationship"),
