@@ -162,7 +162,7 @@ LEISURE_VERBS = (
     r"eating|drink|drank|shop|shopped|shopping|swim|swam|hang|hung|meet|met|study|studied|"
     r"studying|learn|learned|learnt|pray|sing|sang|dance|danced|read|relax|sit|sat|spend|spent|"
     r"live|lived|stay|stayed|lift|climb|run|ran|train|watch|watched|visit|visited|love|like|"
-    r"enjoy|hate|bank|park|parked|worship|am|was|were|is|are|be|been|have|had|has|get|got|buy|"
+    r"enjoy|hate|bank|park|parked|worship|am|was|were|is|are|be|been|have|had|has|get|got|getting|gets|buy|"
     r"bought|order|ordered|grab|take|took|see|saw|listen|sleep|slept|walk|walked|bike|ride|rode|"
     r"hike|chill|party|drop|dropped|pick|picked|also|would|will|can|could|should|used|married|"
     r"marry|dated|date|celebrate|celebrated|shoot|bowl|skate|ski|dine|dined|lunch|exercise|"
@@ -494,6 +494,14 @@ SLOTS: dict[str, SlotRule] = {
              r"grad school|nursing school|[a-z]+(?: [a-z]+)? (?:state|tech|university|college|u))\b",
              "student"),
             (rf"{S}{A}(?:am )?(?:majoring|minoring|double majoring) in\b", "student"),
+            # a trade by what one has done for years: "been cooking professionally for 25 years",
+            # "been doing icu nursing for about 8 years", "doin hair 25 yrs"
+            rf"{S}{A}(?:have )?(?:been )?(?P<value>[a-z]+ing) professionally\b",
+            rf"{S}{A}(?:have )?(?:been )?(?:doing|doin|done) (?:\w+ )?(?P<value>nursing|teaching|accounting|"
+            rf"bookkeeping|plumbing|welding|hairdressing|hair|nails|roofing|carpentry|landscaping|tutoring|"
+            rf"catering|bartending|nannying|social work|payroll)(?= for (?:about |almost |nearly |over )?"
+            rf"\w+ (?:years?|yrs|decades?)| (?:\d+|{NUM}) (?:years?|yrs)| since| professionally| full time|"
+            rf" part time| for a living)",
             (r"(?:^|, |\bi am (?:a |an )?)(?:(?:college|university|uni) )?(?:freshman|sophomore|junior|senior|"
              r"first year|second year|third year|fourth year|final year|1st year|2nd year|3rd year|4th year) "
              r"(?:in|studying|doing) (?!(?:the|my|our|a|an|high school)\b)[a-z]+", "student"),
@@ -554,8 +562,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?!{LEISURE_VERBS}\b|(?:vote|voted|voting|root|rooted|rooting|cheer|cheered|pray|"
             rf"prayed|campaign|campaigned|ran|run|running)\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) for the (?:city|county|"
             rf"state|government|council|union|district|school district|federal government)\b",
-            (rf"{S}{A}(?:drive|am driving|have been driving|have driven) (?:a|an|the) "
-             rf"(?:{WORK_VEHICLES})\b", "driver"),
+            (rf"(?:{S}{A}(?:drive|am driving|have been driving|have driven)|^(?:been )?driving) (?:a|an|the) "
+             rf"(?:(?:number|no|route|line) \d+ )?(?:{WORK_VEHICLES})\b", "driver"),
             rf"{S}{A}(?:am|serve|served|have served|work|am serving) in the (?P<value>army|navy|"
             rf"air force|marines|marine corps|military|coast guard|national guard|police|"
             rf"police force|fire department)\b",
@@ -805,7 +813,7 @@ SLOTS: dict[str, SlotRule] = {
         ),
         negative_value="none",
         reject_values=(
-            rf"^{WORK_VEHICLES}\b|"
+            rf"^{WORK_VEHICLES}\b|^(?:number|no|route|line) \d+ {WORK_VEHICLES}\b|"
             r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
             r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
             r"crazy|mad)\b"
@@ -1221,7 +1229,8 @@ _DROPPED_I = re.compile(
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)|"
                           r"^(?:only |just |almost |nearly )?(?=(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|"
                           r"seventy|eighty|ninety)(?: (?:one|two|three|four|five|six|seven|eight|nine))?)"
-                          r"(?: and\b| but\b|,| as of\b| today\b| now\b| this year\b))")
+                          r"(?: and\b| but\b|,| as of\b| today\b| now\b| this (?:year|month|week)\b| last (?:year|month|week)\b|"
+                          r" going on\b))")
 _BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with |$)")
 # a job said first before a comma, "on", "since" or a number ("Electrician, 15 years", "OTR
 # trucker 18 yrs", "RN on a cardiac floor"): a listed profession only, since what precedes a comma
