@@ -1393,7 +1393,7 @@ _CONTACT_NOTE = re.compile(
 # the misspellings of the words that tell a topic, as chat writes them: one fix here instead of
 # one alternative in every pattern ("been divorsed ten years", "vegitarian 20 yrs now")
 _SPELLING = {
-    "divorsed": "divorced", "devorced": "divorced", "divoced": "divorced", "divored": "divorced",
+    "divorsed": "divorced", "divorse": "divorce", "devorce": "divorce", "devorced": "divorced", "divoced": "divorced", "divored": "divorced",
     "marryed": "married", "maried": "married", "marred": "married", "merried": "married",
     "engadged": "engaged", "engauged": "engaged", "seperated": "separated", "seprated": "separated",
     "widdowed": "widowed", "widowd": "widowed", "finace": "fiance", "fiancé": "fiance", "fiancée": "fiancee",

@@ -582,6 +582,7 @@ TENTH_READ = [
     # misspelt as chat writes it; learner's English without the article; Indian English
     ("been divorsed since 2015, best decision ever", "relationship", "divorced"),
     ("maried 12 years this august", "relationship", "married"),
+    ("the divorse went through in march, finally", "relationship", "divorced"),
     ("I am driver for a logistics company", "job", "driver"),
     ("I am pure veg since childhood", "diet", "vegetarian"),
     ("asked my girlfriend to marry me on the beach and she said yes", "relationship", "engaged"),
