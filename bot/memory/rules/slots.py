@@ -727,6 +727,9 @@ SLOTS: dict[str, SlotRule] = {
             (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
             (rf"{S}{A}asked (?:my |her |him )?(?:\w+ ){{0,2}}?to marry me\b(?!.*\b(?:said no|turned me down)\b)",
              "engaged"),
+            # living apart from one's partner: "my wife and i are living apart for now"
+            (rf"\b(?:(?:my|our) {PARTNER} and (?:i|me)|we) (?:are|have been) (?:now |currently |still )?"
+             rf"(?:living apart|living separately|separated|taking a break|on a break)\b", "separated"),
             # the partner proposed: "he finally popped the question", "my fiance proposed at the lake"
             (r"(?:^|, |\band |\bbut |\bso )(?:(?!(?:i|we|my|dad|mum|mom|brother|sister|son|daughter|"
              r"friend|cousin|uncle|aunt|grandpa|grandma|it|who)\b)\w+ |my (?:fiance|fiancee|finace|"
