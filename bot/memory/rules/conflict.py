@@ -670,6 +670,12 @@ _KIN_WORD = re.compile(rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})\b")
 _PARTNER_WORD = re.compile(rf"\b(?:{_PARTNERS}|ex|other half|better half)\b")
 
 
+def own_present(text: str, topic: str) -> bool:
+    """Whether a fact the vectors find of a topic may be the speaker's own, now (_own_present):
+    the guard for a sure topic of the classifier as well as for a likely one."""
+    return _own_present(text, topic)
+
+
 def _own_present(text: str, topic: str) -> bool:
     """Whether a fact the vectors find likely of a topic may be the speaker's own, now: no wish
     or aspiration ("i'm studying to be an engineer"); a job or a home not someone else's ("my

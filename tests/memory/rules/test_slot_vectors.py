@@ -44,6 +44,21 @@ def test_the_weights_name_the_model_and_classes_they_were_trained_for() -> None:
     assert 0.5 <= data["threshold"] < 1.0
 
 
+@pytest.mark.parametrize(("text", "topic"), [
+    ("my sister keeps sending me job listings", "job"),
+    ("my husband drives for a delivery firm", "job"),
+    ("she works nights at the hospital", "job"),
+    ("my brother's place downtown is tiny", "residence"),
+    ("i'm studying to be an engineer", "job"),
+])
+def test_a_sure_topic_is_never_someone_elses_or_a_wish(text: str, topic: str) -> None:
+    """Seen on the spent persona sets after retraining: "My sister keeps sending me job listings
+    lol" was a job at p 0.81 and asked against one's own job with Mark older as past."""
+    assert slot_vectors.vector_slot(direction(topic)) == topic
+    assert slot_vectors.vector_slot(direction(topic), text) is None
+    assert slot_vectors.vector_slot(direction(topic), "I love my work and my town") == topic
+
+
 class JobWords(HashingEmbedder):
     """Hashing vectors, but the two job sentences the rules cannot read point where the
     classifier's "job" points."""
