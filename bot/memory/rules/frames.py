@@ -77,7 +77,7 @@ _KINDS = {
         "pomeranian weimaraner vizsla akita hound heeler labradoodle goldendoodle doodle cockapoo "
         "maltipoo bernedoodle newfoundland bernese samoyed malamute shiba basset bloodhound "
         "coonhound cavalier bichon havanese papillon westie scottie sheltie springer cocker "
-        "ridgeback".split(), "dog"),
+        "ridgeback aussie".split(), "dog"),
     **dict.fromkeys("kitten kitty tabby siamese calico ragdoll sphynx bengal".split(), "cat"),
 }
 # pets without breeds in the table: what "pets" also means
@@ -172,10 +172,15 @@ def frame(text: str) -> Frame | None:
         toks = toks[first:] if first is not None else toks
     if toks and toks[0] in _DROPPED_I:
         toks = ["i", *toks]
-    if len(toks) > 3 and toks[0] == "my" and toks[2] == "and" and toks[3] == "i":
-        toks = ["we", *toks[4:]]  # "my fiance and i have two cats": we have them
-    elif len(toks) > 3 and toks[0] == "me" and toks[1] == "and" and toks[2] == "my":
-        toks = ["we", *toks[4:]]  # "me and my hubby just had ...", "me and my wife own a shop"
+    together = _together(toks)
+    if together is not None:
+        named, toks = together
+        found = frame(" ".join(toks))
+        if found is not None and found.verb in _HAVE_LIKE or not any(lemma(t) in _KIN for t in named):
+            return found
+        # "me and my sister talk every night", "My sister and I are planning a trip": the
+        # person has the sister; what the two do together is no thing of one's own
+        return Frame(verb="have", objects=_with_kinds(named))
     if toks[:2] in (["there", "is"], ["there", "are"]):
         toks = toks[2:]  # "there's a grumpy orange tabby who runs this house"
     if toks and toks[0] not in ("i", "we"):
@@ -247,6 +252,20 @@ def frame(text: str) -> Frame | None:
     return Frame(verb=family or verb, objects=found)
 
 
+def _together(toks: list[str]) -> tuple[list[str], list[str]] | None:
+    """"my fiance and i ...", "me and my lil bro ...": (the words naming the other one, the
+    sentence with "we" for the two), or None. The other one is named in at most two words."""
+    if len(toks) > 3 and toks[0] == "my":
+        for n in (2, 3):
+            if toks[n:n + 2] == ["and", "i"] and len(toks) > n + 2:
+                return toks[1:n], ["we", *toks[n + 2:]]
+    elif len(toks) > 4 and toks[:3] == ["me", "and", "my"]:
+        for n in (4, 5):
+            if len(toks) > n and (lemma(toks[n - 1]) in _PEOPLE or n == 5):
+                return toks[3:n], ["we", *toks[n:]]
+    return None
+
+
 def _joined(toks: list[str]) -> list[str]:
     """"pit bull" is one breed word, as "pitbull" is, and "flat white" one drink; a pastime's
     gerund with its g dropped or misspelt is that gerund ("fishin", "hikking")."""
@@ -257,8 +276,12 @@ def _joined(toks: list[str]) -> list[str]:
         elif out and (out[-1], tok) in _DRINK_PAIRS:
             out[-1] = _DRINK_PAIRS[(out[-1], tok)]
         else:
-            out.append(_pastime_gerund(tok))
+            out.append(_KIN_SLANG.get(tok) or _pastime_gerund(tok))
     return out
+
+
+# a brother or sister by their short names: "my bro", "my lil sis"
+_KIN_SLANG = {"bro": "brother", "bros": "brothers", "sis": "sister", "sissy": "sister"}
 
 
 _PASTIME_GERUNDS = ("hiking", "fishing", "knitting", "gardening", "reading", "cooking", "running", "golfing",
@@ -290,6 +313,8 @@ def _owned(toks: list[str]) -> Frame | None:
         if word in _KIN or word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None:
             if n + 1 < len(toks) and (toks[n + 1] in _PET_COMPOUNDS or article and toks[n + 1] in _SOMEONE_ELSES):
                 return None  # "the dog park is my happy place": no dog of one's own
+            if word in _KIN and n + 1 < len(toks) and lemma(toks[n + 1]) in _KIN:
+                n += 1  # "my twin brother", "my baby sister": one relative in two words
             if _news(toks[n + 1:]):
                 return None  # "My sister just got married": news about her, not having her
             words = [t for t in toks[1:n + 1] if t not in _NUMBER_WORDS and not _is_number(t)]

@@ -28,6 +28,14 @@ FRAMES = [
     ("Got three rescue dogs.", Frame("have", frozenset({"rescue", "dog"}))),  # the "I" dropped
     ("i adopted a pit bull mix", Frame("have", frozenset({"pitbull", "mix", "dog"}))),
     ("i love my cat whiskers", Frame("have", frozenset({"cat"}))),  # one's own: having it
+    # one's own relative named beside oneself, by a short name or in two words, and a breed by
+    # its nickname (ninth pass)
+    ("me and my sister talk on the phone most nights", Frame("have", frozenset({"sister"}))),
+    ("My brother and I are driving to the coast.", Frame("have", frozenset({"brother"}))),
+    ("me and my little bro share a flat", Frame("have", frozenset({"brother"}))),
+    ("my twin sis studies in Leeds", Frame("have", frozenset({"twin", "sister"}))),
+    ("my aussie sleeps at the foot of my bed", Frame("have", frozenset({"aussie", "dog"}))),
+    ("me and my wife run a bakery", Frame("run", frozenset({"bakery"}))),  # a partner: what we do
     ("My sister just got married.", None),  # news about her, not having her
     ("two dogs barked all night", None),  # whose?
     ("my car is a mess", None),  # a topic of its own
@@ -109,6 +117,10 @@ SAME = [
     ("I like knitting.", "lol i knit while the kids nap"),
     ("I love fishing.", "weekends i go fishin on the river"),
     ("I love hiking.", "we spent the summer hikking in the alps"),
+    # a relative named beside oneself or by a short name, a breed by its nickname (ninth pass)
+    ("my sister lives in Cork", "me and my sister text every day"),
+    ("my little bro is at uni", "My brother and I are going to a gig on Friday."),
+    ("I have a dog.", "my aussie sleeps at the foot of my bed"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
@@ -133,6 +145,8 @@ APART = [
     ("I have a dog.", "My sister has a dog."),  # hers
     ("I have a dog.", "I have one too."),
     ("I have a son.", "I have a daughter."),  # two children
+    ("I have a sister.", "me and my brother fix cars on weekends"),  # two relatives
+    ("my sister lives in Cork", "me and my mom talk every day"),
     ("i have a golden retriever named Max", "we also got a beagle puppy"),  # one more, said so
     ("I have a cat.", "I have another cat."),
     ("I have a dog.", "the dog park is my favourite place in town"),  # a place, no dog
