@@ -77,7 +77,7 @@ _KINDS = {
         "pomeranian weimaraner vizsla akita hound heeler labradoodle goldendoodle doodle cockapoo "
         "maltipoo bernedoodle newfoundland bernese samoyed malamute shiba basset bloodhound "
         "coonhound cavalier bichon havanese papillon westie scottie sheltie springer cocker "
-        "ridgeback aussie".split(), "dog"),
+        "ridgeback russell aussie staffie staffy frenchie newfie kelpie lurcher".split(), "dog"),
     **dict.fromkeys("kitten kitty tabby siamese calico ragdoll sphynx bengal".split(), "cat"),
 }
 # pets without breeds in the table: what "pets" also means
@@ -184,7 +184,7 @@ def frame(text: str) -> Frame | None:
     if toks[:2] in (["there", "is"], ["there", "are"]):
         toks = toks[2:]  # "there's a grumpy orange tabby who runs this house"
     if toks and toks[0] not in ("i", "we"):
-        return _owned(toks) or _pastime_first(toks) or _thing_said(toks)
+        return _owned(toks) or _pastime_first(toks) or _thing_said(toks) or _pet_said(toks)
     if not toks:
         return None
     i = 1
@@ -351,6 +351,34 @@ def _news(rest: list[str]) -> bool:
     rather than how things stand ("rides shotgun", "lives in texas", "is my best friend")."""
     verb = next((tok for tok in rest[:4] if tok not in _SKIP and tok not in ("all", "both", "each")), None)
     return verb is not None and (verb in _PAST_VERBS or verb.endswith("ed") and len(verb) > 4)
+
+
+# words before a pet that make it someone else's, or no pet at all
+_NOT_MINE = frozenset("no not never dont didnt neighbor neighbour neighbors neighbours friend friends s".split())
+
+
+def _pet_said(toks: list[str]) -> Frame | None:
+    """A pet in the first words of a sentence with no verb of one's own before it: "old basset
+    hound named duke follows me everywhere", "me blue heeler rides shotgun everywhere i go"
+    (said by the person: a word of the first person follows), "barney the staffie needs
+    walking", "walked the beagle round the park" (a name or a dropped "I" before "the" pet).
+    The person has it. Not news ("cat knocked my plant over": what it did), not another's
+    ("my neighbor's dog"), and "two dogs barked all night" stays unsaid (whose?)."""
+    for n, tok in enumerate(toks[:4]):
+        word = lemma(tok)
+        if not (word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None):
+            continue
+        before, after = toks[:n], toks[n + 1:]
+        if word != tok and not any(t in _NUMBER_WORDS or _is_number(t) for t in before):
+            return None  # "dogs are better than people": dogs in general
+        named = n == 2 and toks[1] == "the" and toks[0] not in _ARTICLES
+        if not (named or _FIRST_PERSON & set(after)) or _NOT_MINE & set(before) or _OTHERS & set(before):
+            return None
+        if after[:1] and (after[0] in _PET_COMPOUNDS or after[0] in _SOMEONE_ELSES) or _news(after):
+            return None
+        words = [t for t in toks[:n + 1] if t not in _NUMBER_WORDS and not _is_number(t) and t != "me"]
+        return Frame(verb="have", objects=_with_kinds(words[-2:]))
+    return None
 
 
 def _pastimes(words: frozenset[str]) -> set[str]:

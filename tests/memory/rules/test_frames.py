@@ -36,6 +36,15 @@ FRAMES = [
     ("my twin sis studies in Leeds", Frame("have", frozenset({"twin", "sister"}))),
     ("my aussie sleeps at the foot of my bed", Frame("have", frozenset({"aussie", "dog"}))),
     ("me and my wife run a bakery", Frame("run", frozenset({"bakery"}))),  # a partner: what we do
+    # a pet first with no verb of one's own before it: an adjective, a name, a dropped "I",
+    # "me" for "my" (ninth pass)
+    ("old greyhound snores on my sofa all evening", Frame("have", frozenset({"greyhound", "dog"}))),
+    ("pickles the dachshund wakes me at six", Frame("have", frozenset({"dachshund", "dog"}))),
+    ("walking the corgi before work", Frame("have", frozenset({"corgi", "dog"}))),
+    ("me old lurcher sleeps by the fire, i love him", Frame("have", frozenset({"lurcher", "dog"}))),
+    ("dogs are smarter than people, i swear", None),  # dogs in general
+    ("cat knocked my mug off the table", None),  # what it did: news
+    ("neighbors dog barks at me all night", None),  # someone else's
     ("My sister just got married.", None),  # news about her, not having her
     ("two dogs barked all night", None),  # whose?
     ("my car is a mess", None),  # a topic of its own
@@ -121,6 +130,8 @@ SAME = [
     ("my sister lives in Cork", "me and my sister text every day"),
     ("my little bro is at uni", "My brother and I are going to a gig on Friday."),
     ("I have a dog.", "my aussie sleeps at the foot of my bed"),
+    ("i have a greyhound", "old greyhound snores on my sofa all evening"),
+    ("my dachshund is called pickles", "pickles the dachshund wakes me at six"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
