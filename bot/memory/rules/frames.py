@@ -164,7 +164,11 @@ class Frame:
 @lru_cache(maxsize=8192)
 def frame(text: str) -> Frame | None:
     """The frame of a first-person statement, or None (another subject, no verb found)."""
-    toks = _joined(tokens(normalise(text)))
+    norm = normalise(text)
+    counted = _counted(norm)
+    if counted is not None:
+        return counted
+    toks = _joined(tokens(norm))
     while len(toks) > 1 and toks[0] in _OPENERS:
         toks = toks[1:]
     if toks and toks[0] in _LEADING_TIME:
@@ -250,6 +254,32 @@ def frame(text: str) -> Frame | None:
     if family == "have" and found & _DRINK_KINDS:
         family = "like"  # "I have a cup of tea every afternoon": drinking it
     return Frame(verb=family or verb, objects=found)
+
+
+_COUNTED = re.compile(
+    r"^(?:got )?(?:one|two|three|four|five|six|seven|eight|\d+) ([a-z ]{2,40}?) ?(?:[,.;:!(]|$)"
+)
+
+
+def _counted(norm: str) -> Frame | None:
+    """A count of one's pets or children said as a phrase of its own, before a comma or alone:
+    "two cats, both orange, both pure chaos", "three kids under ten, send help". The person has
+    them (the count is compared elsewhere). A clause with a verb after the noun ("two dogs
+    barked all night") is news of whoever's dogs, and says nothing."""
+    found = _COUNTED.match(norm)
+    if found is None:
+        return None
+    words = _joined(found.group(1).split())
+    if len(words) > 4:
+        return None
+    for n, tok in enumerate(words):
+        word = lemma(tok)
+        if word in _KIN or word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None:
+            rest = words[n + 1:]
+            if rest and not (rest[0] in ("under", "over", "aged") and len(rest) <= 2):
+                return None
+            return Frame(verb="have", objects=_with_kinds(words[:n + 1]))
+    return None
 
 
 def _together(toks: list[str]) -> tuple[list[str], list[str]] | None:
@@ -465,9 +495,14 @@ _KIND_NAMES = frozenset(_BREEDS)
 _LONG_BREEDS = tuple(breed for breed in _KINDS if len(breed) >= 6)
 
 
+# a child by a plainer word: "my boy" is a son, "our lass" a daughter
+_CHILD_WORDS = {"boy": "son", "lad": "son", "girl": "daughter", "lass": "daughter", "lassie": "daughter"}
+
+
 def _with_kinds(objects: list[str]) -> frozenset[str]:
     words = content_words(" ".join(objects)) if objects else frozenset()
-    return words | kinds(words) | {_DRINKS[w] for w in words if w in _DRINKS}
+    return (words | kinds(words) | {_DRINKS[w] for w in words if w in _DRINKS}
+            | {_CHILD_WORDS[w] for w in words if w in _CHILD_WORDS})
 
 
 _PARTICIPLES = frozenset(

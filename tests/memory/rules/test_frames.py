@@ -43,6 +43,10 @@ FRAMES = [
     ("walking the corgi before work", Frame("have", frozenset({"corgi", "dog"}))),
     ("me old lurcher sleeps by the fire, i love him", Frame("have", frozenset({"lurcher", "dog"}))),
     ("dogs are smarter than people, i swear", None),  # dogs in general
+    # a count said as a phrase of its own; a boy is a son (ninth pass)
+    ("three cats, all of them trouble", Frame("have", frozenset({"cat"}))),
+    ("two kids under ten, send coffee", Frame("have", frozenset({"kid"}))),
+    ("my boy is learning to swim", Frame("have", frozenset({"boy", "son"}))),
     ("cat knocked my mug off the table", None),  # what it did: news
     ("neighbors dog barks at me all night", None),  # someone else's
     ("My sister just got married.", None),  # news about her, not having her
@@ -132,6 +136,8 @@ SAME = [
     ("I have a dog.", "my aussie sleeps at the foot of my bed"),
     ("i have a greyhound", "old greyhound snores on my sofa all evening"),
     ("my dachshund is called pickles", "pickles the dachshund wakes me at six"),
+    ("I have three cats.", "three cats, all of them trouble"),
+    ("I have a son.", "my boy is learning to swim"),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets
