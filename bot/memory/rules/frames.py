@@ -110,7 +110,7 @@ _PASTIME_VERBS = frozenset("have like play hit a an am be m".split())
 # a drink by its kind: "an espresso" is coffee, as "a lager" is beer
 _DRINKS = {
     **dict.fromkeys("coffee coffe espresso latte cappuccino americano cortado macchiato mocha "
-                    "flatwhite coldbrew".split(), "coffee"),
+                    "flatwhite coldbrew doubledouble".split(), "coffee"),
     **dict.fromkeys("tea chamomile matcha chai cuppa earlgrey oolong rooibos".split(), "tea"),
     **dict.fromkeys("beer lager ale ipa stout pilsner porter".split(), "beer"),
     **dict.fromkeys("wine merlot chardonnay cabernet pinot malbec riesling shiraz prosecco rioja barolo "
@@ -118,7 +118,8 @@ _DRINKS = {
 }
 # two words that name one drink
 _DRINK_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", ("cold", "brew"): "coldbrew",
-                ("earl", "grey"): "earlgrey", ("earl", "gray"): "earlgrey"}
+                ("earl", "grey"): "earlgrey", ("earl", "gray"): "earlgrey",
+                ("double", "double"): "doubledouble"}
 # words a chat message may open with before its subject: "btw i knit!", "honestly i run on coffee"
 _OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah yes tbh anyway plus".split())
 _DRINK_KINDS = frozenset(_DRINKS.values())
@@ -306,8 +307,16 @@ def _joined(toks: list[str]) -> list[str]:
         elif out and (out[-1], tok) in _DRINK_PAIRS:
             out[-1] = _DRINK_PAIRS[(out[-1], tok)]
         else:
-            out.append(_KIN_SLANG.get(tok) or _pastime_gerund(tok))
+            out.append(_KIN_SLANG.get(tok) or _drink_spelt(tok) or _pastime_gerund(tok))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _drink_spelt(tok: str) -> str | None:
+    """A drink misspelt by one slip ("cofee", "expresso"): that drink (text.is_typo_of)."""
+    if tok in _DRINKS or len(tok) < 5 or not tok.isalpha():
+        return None
+    return next((drink for drink in _DRINKS if len(drink) >= 5 and is_typo_of(tok, drink)), None)
 
 
 # a brother or sister by their short names: "my bro", "my lil sis"
