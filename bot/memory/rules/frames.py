@@ -400,7 +400,8 @@ def _pet_said(toks: list[str]) -> Frame | None:
     """A pet in the first words of a sentence with no verb of one's own before it: "old basset
     hound named duke follows me everywhere", "me blue heeler rides shotgun everywhere i go"
     (said by the person: a word of the first person follows), "barney the staffie needs
-    walking", "walked the beagle round the park" (a name or a dropped "I" before "the" pet).
+    walking", "walked the beagle round the park", "the husky keeps digging up the yard" (a name
+    or a dropped "I" before "the" pet, or the pet alone).
     The person has it. Not news ("cat knocked my plant over": what it did), not another's
     ("my neighbor's dog"), and "two dogs barked all night" stays unsaid (whose?)."""
     for n, tok in enumerate(toks[:4]):
@@ -410,7 +411,10 @@ def _pet_said(toks: list[str]) -> Frame | None:
         before, after = toks[:n], toks[n + 1:]
         if word != tok and not any(t in _NUMBER_WORDS or _is_number(t) for t in before):
             return None  # "dogs are better than people": dogs in general
-        named = n == 2 and toks[1] == "the" and toks[0] not in _ARTICLES
+        # "barney the staffie ...", "walked the beagle ...", "the husky keeps digging up the
+        # yard": the one pet everyone in the chat knows, one's own
+        named = (n == 2 and toks[1] == "the" and toks[0] not in _ARTICLES
+                 or toks[0] == "the" and 1 <= n <= 2 and word == tok)
         if not (named or _FIRST_PERSON & set(after)) or _NOT_MINE & set(before) or _OTHERS & set(before):
             return None
         if after[:1] and (after[0] in _PET_COMPOUNDS or after[0] in _SOMEONE_ELSES) or _news(after):

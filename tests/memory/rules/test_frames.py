@@ -42,6 +42,8 @@ FRAMES = [
     ("pickles the dachshund wakes me at six", Frame("have", frozenset({"dachshund", "dog"}))),
     ("walking the corgi before work", Frame("have", frozenset({"corgi", "dog"}))),
     ("me old lurcher sleeps by the fire, i love him", Frame("have", frozenset({"lurcher", "dog"}))),
+    ("the beagle keeps stealing socks", Frame("have", frozenset({"beagle", "dog"}))),  # the one pet
+    ("the dog barked all night", None),  # news, of whoever's dog
     ("dogs are smarter than people, i swear", None),  # dogs in general
     # a count said as a phrase of its own; a boy is a son (ninth pass)
     ("three cats, all of them trouble", Frame("have", frozenset({"cat"}))),
