@@ -87,7 +87,7 @@ _OTHER_PETS = frozenset(
 )
 # children: a generic word covers the specific ones ("two kids" / "two daughters" are the same
 # children), but two specific ones are two children ("a son" / "a daughter")
-_CHILD_GENERIC = frozenset({"kid", "child", "children"})
+_CHILD_GENERIC = frozenset({"kid", "child", "children", "littleone"})
 _CHILD_SPECIFIC = frozenset({"son", "daughter", "boy", "girl", "baby", "toddler", "teenager"})
 # a pastime named by its thing or by its doer: "i always have a book in my bag" and "im a big
 # reader" are reading, "i hit the trails" is hiking ("fish" is not here: eating fish is no fishing)
@@ -116,10 +116,12 @@ _DRINKS = {
     **dict.fromkeys("wine merlot chardonnay cabernet pinot malbec riesling shiraz prosecco rioja barolo "
                     "sauvignon".split(), "wine"),
 }
-# two words that name one drink
-_DRINK_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", ("cold", "brew"): "coldbrew",
+# two words that name one thing: a drink, a child by a pet name
+_WORD_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", ("cold", "brew"): "coldbrew",
                 ("earl", "grey"): "earlgrey", ("earl", "gray"): "earlgrey",
-                ("double", "double"): "doubledouble"}
+                ("double", "double"): "doubledouble",
+                # a child by a pet name: "my little guy", "our lil ones"
+                **{(a, b): "littleone" for a in ("little", "lil") for b in ("guy", "man", "one", "ones", "fella")}}
 # words a chat message may open with before its subject: "btw i knit!", "honestly i run on coffee"
 _OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah yes tbh anyway plus".split())
 _DRINK_KINDS = frozenset(_DRINKS.values())
@@ -139,7 +141,7 @@ _LEADING_TIME = frozenset("on in at every most some during after before weekends
 # person has a brother); partners and parents are topics or people of their own
 _KIN = frozenset(
     "brother sister sibling kid child children son daughter boy girl twin grandkid grandchild "
-    "grandson granddaughter".split()
+    "grandson granddaughter lad lass lassie littleone".split()
 )
 # the people a sentence may be about besides the speaker
 _PEOPLE = _KIN | frozenset(
@@ -148,7 +150,7 @@ _PEOPLE = _KIN | frozenset(
 )
 # a fragment that drops its "I": "Got three rescue dogs.", "adopted a greyhound last year"
 _DROPPED_I = frozenset("got adopted rescued own have love adore".split())
-_POSSESSIVE = frozenset({"my", "our"})
+_POSSESSIVE = frozenset({"my", "our", "oor"})  # "oor": Scots
 _FIRST_PERSON = frozenset({"i", "we", "me", "us", "my", "our", "im", "ive"})
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten a couple".split())
 
@@ -304,8 +306,8 @@ def _joined(toks: list[str]) -> list[str]:
     for tok in toks:
         if out and out[-1] == "pit" and tok in ("bull", "bulls"):
             out[-1] = "pitbull"
-        elif out and (out[-1], tok) in _DRINK_PAIRS:
-            out[-1] = _DRINK_PAIRS[(out[-1], tok)]
+        elif out and (out[-1], tok) in _WORD_PAIRS:
+            out[-1] = _WORD_PAIRS[(out[-1], tok)]
         else:
             out.append(_KIN_SLANG.get(tok) or _drink_spelt(tok) or _pastime_gerund(tok))
     return out

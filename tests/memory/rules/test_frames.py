@@ -140,6 +140,7 @@ SAME = [
     ("my dachshund is called pickles", "pickles the dachshund wakes me at six"),
     ("I have three cats.", "three cats, all of them trouble"),
     ("I have a son.", "my boy is learning to swim"),
+    ("I have a daughter.", "my little one starts school in september"),  # a child by a pet name
     ("I drink coffee every morning.", "cant think straight without my cofee"),  # one slip
     ("i love coffee", "a double double on the way to work, every day"),
 ]
