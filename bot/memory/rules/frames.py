@@ -68,6 +68,8 @@ _NOT_FRAMES = frozenset(
     "believe hate dislike detest loathe visit meet travel fly attend".split()
 )
 _HAVE_LIKE = frozenset({"like", "have"})
+# verbs before "to" and an activity that say one does it: "i try to hike every month"
+_TRY = frozenset({"try", "tend", "manage"})
 # kinds of pet by their breed: "a beagle" is a dog, as "two dogs" are
 _KINDS = {
     **dict.fromkeys(
@@ -94,7 +96,8 @@ _CHILD_SPECIFIC = frozenset({"son", "daughter", "boy", "girl", "baby", "toddler"
 _PASTIMES = {
     **dict.fromkeys("book novel bookworm reader".split(), "read"),
     **dict.fromkeys("trail hiker fourteener hike".split(), "hike"),
-    **dict.fromkeys("garden gardener".split(), "garden"),
+    **dict.fromkeys("garden gardener allotment".split(), "garden"),
+    **dict.fromkeys("woodworking woodwork woodworker lathe carpentry".split(), "woodwork"),
     # "games" alone may be baseball; a few games everyone knows by name
     **dict.fromkeys("gamer gaming videogame fortnite minecraft roblox zelda pokemon warzone valorant "
                     "xbox playstation".split(), "game"),
@@ -121,7 +124,8 @@ _WORD_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", 
                 ("earl", "grey"): "earlgrey", ("earl", "gray"): "earlgrey",
                 ("double", "double"): "doubledouble",
                 # a child by a pet name: "my little guy", "our lil ones"
-                **{(a, b): "littleone" for a in ("little", "lil") for b in ("guy", "man", "one", "ones", "fella")}}
+                **{(a, b): "littleone" for a in ("little", "lil") for b in ("guy", "man", "one", "ones", "fella")},
+                ("raised", "beds"): "garden", ("raised", "bed"): "garden"}
 # words a chat message may open with before its subject: "btw i knit!", "honestly i run on coffee"
 _OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah yes tbh anyway plus".split())
 _DRINK_KINDS = frozenset(_DRINKS.values())
@@ -141,7 +145,7 @@ _LEADING_TIME = frozenset("on in at every most some during after before weekends
 # person has a brother); partners and parents are topics or people of their own
 _KIN = frozenset(
     "brother sister sibling kid child children son daughter boy girl twin grandkid grandchild "
-    "grandson granddaughter lad lass lassie littleone".split()
+    "grandson granddaughter lad lass lassie littleone teen teenager toddler".split()
 )
 # the people a sentence may be about besides the speaker
 _PEOPLE = _KIN | frozenset(
@@ -149,7 +153,7 @@ _PEOPLE = _KIN | frozenset(
     "friend boss roommate neighbor coworker colleague parent grandma grandpa".split()
 )
 # a fragment that drops its "I": "Got three rescue dogs.", "adopted a greyhound last year"
-_DROPPED_I = frozenset("got adopted rescued own have love adore".split())
+_DROPPED_I = frozenset("got adopted rescued own have love adore spend".split())
 _POSSESSIVE = frozenset({"my", "our", "oor"})  # "oor": Scots
 _FIRST_PERSON = frozenset({"i", "we", "me", "us", "my", "our", "im", "ive"})
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten a couple".split())
@@ -177,6 +181,8 @@ def frame(text: str) -> Frame | None:
     if toks and toks[0] in _LEADING_TIME:
         first = next((n for n, tok in enumerate(toks[:5]) if tok in ("i", "we")), None)
         toks = toks[first:] if first is not None else toks
+    if len(toks) > 2 and toks[0] in ("both", "all") and toks[1] in _POSSESSIVE:
+        toks = toks[1:]  # "both my daughters are off at college": my daughters
     if toks and toks[0] in _DROPPED_I:
         toks = ["i", *toks]
     together = _together(toks)
@@ -209,8 +215,8 @@ def frame(text: str) -> Frame | None:
     family = _FAMILIES.get(verb)
     if verb == "listen" and i < len(toks) and toks[i] == "to":
         i += 1  # "I listen to jazz": what follows is the thing liked
-    elif family == "like" and i < len(toks) and toks[i] == "to":
-        i += 1  # "I like to fish": the activity is the frame
+    elif (family == "like" or verb in _TRY) and i < len(toks) and toks[i] == "to":
+        i += 1  # "I like to fish", "i try to hike somewhere new": the activity is the frame
         if i >= len(toks):
             return None
         verb, family = lemma(toks[i]), None
@@ -231,6 +237,10 @@ def frame(text: str) -> Frame | None:
     if verb in _PASTIME_AROUND:
         # "i stay up way too late playing video games", "i spend sundays in the garden"
         pastimes = _pastimes(frozenset(lemma(t) for t in toks[i:]))
+        if not pastimes:  # "spend my afternoons reading mysteries": the activity, by its gerund
+            doing = next((lemma(t) for t in toks[i:i + 5] if t.endswith("ing") and len(t) > 5), None)
+            if doing is not None and doing not in _NOT_FRAMES and doing.isalpha() and doing != "nothing":
+                return Frame(verb=doing, objects=frozenset())
         return Frame(verb=pastimes.pop(), objects=frozenset()) if len(pastimes) == 1 else None
     if verb in _NOT_FRAMES or not verb.isalpha():
         return None
@@ -554,6 +564,15 @@ def adds_another(text: str) -> bool:
     return found is not None and found.verb == "have" and _ANOTHER.search(normalise(text)) is not None
 
 
+_BOTH = re.compile(r"\bboth (?:my|our)\b")
+
+
+def _counted_numbers(text: str) -> frozenset[str]:
+    """The numbers a fact says, "both my kids" counting two."""
+    found = numbers(text)
+    return found | {"2"} if _BOTH.search(text.lower()) else found
+
+
 def same_thing(new_text: str, old_text: str) -> bool:
     """Whether two first-person facts say the person has, likes or does the same thing: the same
     verb family and a shared object that is not only a category ("I have a cat named Whiskers" /
@@ -566,7 +585,7 @@ def same_thing(new_text: str, old_text: str) -> bool:
         return False
     if adds_another(new_text):
         return False  # "we also got a beagle puppy": one more, not the retriever again
-    nums_a, nums_b = numbers(new_text), numbers(old_text)
+    nums_a, nums_b = _counted_numbers(new_text), _counted_numbers(old_text)
     if nums_a and nums_b and nums_a != nums_b:
         return False  # "museum number 1" / "museum number 0": two things (a count is compared elsewhere)
     if (a.objects & b.objects) - _CATEGORIES or _misspelt_match(a.objects - _CATEGORIES, b.objects - _CATEGORIES):

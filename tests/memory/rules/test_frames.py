@@ -141,6 +141,12 @@ SAME = [
     ("I have three cats.", "three cats, all of them trouble"),
     ("I have a son.", "my boy is learning to swim"),
     ("I have a daughter.", "my little one starts school in september"),  # a child by a pet name
+    ("I have two daughters.", "both my daughters are at university now"),
+    ("my two teenagers eat everything in the house", "i have two kids"),
+    ("I go hiking every weekend.", "weekends are for trails, i try to hike somewhere new"),
+    ("I love reading.", "spend my evenings reading thrillers"),
+    ("i love gardening", "the allotment is my happy place"),
+    ("I do woodworking in my garage.", "turning bowls on the lathe most afternoons"),
     ("I drink coffee every morning.", "cant think straight without my cofee"),  # one slip
     ("i love coffee", "a double double on the way to work, every day"),
 ]
@@ -167,6 +173,7 @@ APART = [
     ("I have a dog.", "My sister has a dog."),  # hers
     ("I have a dog.", "I have one too."),
     ("I have a son.", "I have a daughter."),  # two children
+    ("both my kids live abroad", "Three kids, all grown up."),  # both is two: a count, compared elsewhere
     ("I have a sister.", "me and my brother fix cars on weekends"),  # two relatives
     ("my sister lives in Cork", "me and my mom talk every day"),
     ("i have a golden retriever named Max", "we also got a beagle puppy"),  # one more, said so
