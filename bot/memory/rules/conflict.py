@@ -193,7 +193,9 @@ CHANGE_WORDING: tuple[ChangeCue, ...] = (
     # phrasal verbs, the object may sit inside: "gave up X", "gave my cat away"
     ChangeCue(r"\b(?:gave|given|giving)\b(?= (?:[a-z]+ ){0,3}?(?:up|away)\b)", "after"),
     ChangeCue(r"\b(?:threw|thrown|throwing)\b(?= (?:[a-z]+ ){0,3}?(?:out|away)\b)", "after"),
-    ChangeCue(r"\b(?:stopped|stop)\b(?! (?:by|at|in|over|off|for|to)\b)", "after"),
+    # (a stop as a place is no change: "truck stop coffee", "the bus stop")
+    ChangeCue(r"\b(?:stopped|(?<!truck )(?<!bus )(?<!pit )(?<!rest )(?<!the )(?<!a )(?<!last )(?<!full )stop)\b"
+              r"(?! (?:by|at|in|over|off|for|to)\b)", "after"),
     ChangeCue(r"\b(?:broke|broken) up with\b", "after"),
     ChangeCue(r"\b(?:broke|split) up\b(?! with)", None),
     ChangeCue(r"\bsplit (?:up )?(?:with|from)\b", "after"),
@@ -294,7 +296,7 @@ class _Profile:
         self.numbers: frozenset[str] = numbers(text)
         self.meaning: frozenset[str] = _meaning(_USED_TO.sub(" ", norm))
         self.words: frozenset[str] = frozenset(toks) | frozenset(lemma(t) for t in toks)
-        self.negated: bool = _is_negated(toks)
+        self.negated: bool = _is_negated(toks, norm)
         self.past: bool = bool(_PAST.search(norm))
         self.relations: frozenset[str] = frozenset(tok for tok in toks if tok in _RELATION_WORDS)
 
@@ -333,11 +335,31 @@ def _meaning(text: str) -> frozenset[str]:
     return frozenset(_SENSES.get(lem, lem) for lem in lemmas(text)) | numbers(text)
 
 
-def _is_negated(toks: list[str]) -> bool:
-    """An odd number of negations; "without" after one undoes it ("I can't live without coffee",
-    "I never go a day without coffee" say the person has coffee), and alone is no negation ("I
-    drink coffee without sugar")."""
-    count = sum(1 for tok in toks if tok in _NEGATIONS)
+# a clause these open only says when or why ("i read two books a week when im not studying",
+# "hike this weekend if its not 105 out"): a negation inside it does not deny the fact
+_SUBORDINATORS = frozenset("if when whenever unless while until because cause cuz".split())
+# after a negation, praise: "nothing beats a cold beer", "you can't beat a sunday roast"
+_PRAISE = frozenset("beat beats compares compare tops better".split())
+_CLAUSE_MARKS = re.compile(r"[,.;:!?]")
+_WORDS = re.compile(r"\d+|[a-z]+")
+
+
+def _is_negated(toks: list[str], norm: str = "") -> bool:
+    """An odd number of negations that deny the fact; "without" after one undoes it ("I can't
+    live without coffee", "I never go a day without coffee" say the person has coffee), and alone
+    is no negation ("I drink coffee without sugar"). A negation in a clause of when or why ("when
+    im not studying") or before praise ("nothing beats ...") denies nothing."""
+    if not any(tok in _NEGATIONS for tok in toks):
+        return False
+    count = 0
+    for clause in _CLAUSE_MARKS.split(norm or " ".join(toks)):
+        words = _WORDS.findall(clause)
+        subordinate = False
+        for n, tok in enumerate(words):
+            if tok in _SUBORDINATORS:
+                subordinate = True
+            elif tok in _NEGATIONS and not subordinate and (n + 1 == len(words) or words[n + 1] not in _PRAISE):
+                count += 1
     if count:
         count += sum(1 for tok in toks if tok == "without")
     return count % 2 == 1

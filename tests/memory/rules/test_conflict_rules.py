@@ -590,6 +590,31 @@ def test_more_about_ones_own_pet_or_relative_is_asked_with_keep_both(old: str, n
     assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
 
 
+# A negation that denies nothing: in a clause of when or why, before praise; and a stop that
+# is a place. Each was read as a denial, so the same liking said again was asked about with
+# Mark older as past recommended (ninth pass; sentences written for this table).
+NOT_DENIED = [
+    ("I drink tea every day.", "nothing beats a cup of tea in the afternoon"),
+    ("I read a lot.", "i read every night when im not too tired"),
+    ("i like to hike", "hiking this saturday if it's not raining"),
+    ("I drink coffee every morning.", "truck stop coffee, black, on every long haul"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), NOT_DENIED)
+def test_a_negation_of_a_condition_or_praise_is_no_denial(old: str, new: str) -> None:
+    assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I drink coffee.", "I never drink coffee."),
+    ("I eat meat.", "When I moved to Leeds, I stopped eating meat."),  # the denial is the main clause
+    ("I drink coffee.", "I had to stop drinking coffee."),
+])
+def test_a_denial_in_the_main_clause_stays_a_change(old: str, new: str) -> None:
+    assert [n.verdict for n in verdict(old, new).nominations] == ["change"]
+
+
 HELD_OUT_KEEP = [
     ("I live in Berlin", "My ex lives in Berlin"),
     ("I live in Berlin", "My dad used to live in Berlin"),
