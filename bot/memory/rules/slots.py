@@ -1533,7 +1533,18 @@ _JOB_SYNONYMS = {"rn": "nurse", "lpn": "nurse", "cna": "nurse", "doc": "doctor",
                  "dev": "developer", "programmer": "developer", "coder": "developer", "cop": "officer",
                  # trade slang: "journeyman sparky", "chippy on building sites"
                  "sparky": "electrician", "sparkie": "electrician", "chippy": "carpenter", "chippie": "carpenter",
-                 "brickie": "bricklayer", "pharmd": "pharmacist", "hairstylist": "hairdresser"}
+                 "brickie": "bricklayer", "pharmd": "pharmacist", "hairstylist": "hairdresser",
+                 "nurce": "nurse"}
+# the work a profession is told by: "i pull wire and fix breaker panels" is an electrician's,
+# "doing brake jobs and oil changes" a mechanic's, "i write backend code" a developer's
+_DEEDS = tuple((re.compile(pattern), job) for pattern, job in (
+    (r"\b(?:pull(?:s|ing|ed)? wire|wir(?:e|es|ing) (?:houses|buildings|homes)|breaker panels?|electrical work)\b",
+     "electrician"),
+    (r"\b(?:fix(?:es|ing)? cars|brake jobs?|oil changes?|work(?:s|ing)? on cars|repair(?:s|ing)? cars|"
+     r"clutch jobs?|under (?:a|the) hood)\b", "mechanic"),
+    (r"\b(?:writ(?:e|es|ing) (?:\w+ )?code|cod(?:e|es|ing) (?:for|at|in)|build(?:s|ing)? (?:\w+ )?apps|"
+     r"software|backend|frontend|full ?stack)\b", "developer"),
+))
 
 
 def same_profession(a: str | None, b: str | None) -> bool:
@@ -1550,7 +1561,7 @@ def same_profession(a: str | None, b: str | None) -> bool:
 def profession_words(value: str) -> frozenset[str]:
     """The words of a job value that name a profession, abbreviations as their word ("rn at a
     children hospital" -> {"nurse"}; "auto mechanic at a dealership" -> {"mechanic"})."""
-    out = set()
+    out = {job for pattern, job in _DEEDS if pattern.search(value)}
     for word in value.split():
         word = _JOB_SYNONYMS.get(word, word)
         if is_profession(word):

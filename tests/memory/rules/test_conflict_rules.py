@@ -606,10 +606,26 @@ def test_a_negation_of_a_condition_or_praise_is_no_denial(old: str, new: str) ->
     assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
 
 
+# One profession told by its work: Keep both, never Mark older as past (ninth pass; sentences
+# written for this table).
+SAME_WORK = [
+    ("I'm an electrician.", "I pull wire and fix breaker panels for a living."),
+    ("i work as a mechanic", "I fix cars at a garage near the station."),
+    ("I am a software developer.", "i write backend code for an insurance company"),
+    ("I'm a nurse.", "I work at the hospital as an ER nurce."),  # one slip
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SAME_WORK)
+def test_one_profession_told_by_its_work_is_the_same_job(old: str, new: str) -> None:
+    assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
+
+
 @pytest.mark.parametrize(("old", "new"), [
     ("I drink coffee.", "I never drink coffee."),
     ("I eat meat.", "When I moved to Leeds, I stopped eating meat."),  # the denial is the main clause
     ("I drink coffee.", "I had to stop drinking coffee."),
+    ("I am a software developer.", "I fix cars at a garage now."),  # another profession
 ])
 def test_a_denial_in_the_main_clause_stays_a_change(old: str, new: str) -> None:
     assert [n.verdict for n in verdict(old, new).nominations] == ["change"]
