@@ -427,11 +427,56 @@ _AFTER_CAR = re.compile(r"\b(?:with|that|which|on|from|for|and|but|now|to|in|at|
 def _car_core(value: str) -> str:
     """A car value from the make or model it names on, without what is said of it ("beat up
     civic with 200k miles on it" -> "civic", "little honda civic" -> "honda civic", "old ford
-    pickup truck" -> "ford pickup truck"), else as said ("pickup")."""
+    pickup truck" -> "ford pickup truck"), else as said ("pickup"); then named by its make
+    (`_by_make`)."""
     found = _CAR_NAME_RE.search(value)
     if found is None:
         return value
-    return _AFTER_CAR.split(value[found.start():], 1)[0].strip() or value
+    return _by_make(_AFTER_CAR.split(value[found.start():], 1)[0].strip() or value)
+
+
+def _car_makes() -> dict[str, str]:
+    """model or nickname -> its make (cars.json "makes", written from general knowledge)."""
+    try:
+        makes = json.loads(Path(__file__).with_name("cars.json").read_text(encoding="utf-8"))["makes"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {str(name): str(make) for make, names in makes.items() for name in names}
+
+
+# a make by itself or its nickname: these name no model
+_MAKE_NICKNAMES = {
+    **{make: make for make in "toyota honda ford chevrolet nissan volkswagen bmw mercedes audi hyundai kia subaru "
+       "mazda jeep tesla volvo porsche lexus suzuki".split()},
+    "yota": "toyota", "chevy": "chevrolet", "chevvy": "chevrolet", "volkswagon": "volkswagen", "vw": "volkswagen",
+    "vdub": "volkswagen", "veedub": "volkswagen", "vee dub": "volkswagen", "beemer": "bmw", "beamer": "bmw",
+    "bimmer": "bmw", "benz": "mercedes", "mercedes benz": "mercedes", "merc": "mercedes", "merk": "mercedes",
+    "mercedez": "mercedes", "subie": "subaru", "porker": "porsche", "royal enfield": "royal enfield",
+    "enfield": "royal enfield",
+}
+_MAKE_OF = {**_car_makes(), **_MAKE_NICKNAMES}
+_NICKNAMES_LONGEST_FIRST = sorted(_MAKE_NICKNAMES, key=len, reverse=True)
+
+
+@lru_cache(maxsize=4096)
+def _by_make(core: str) -> str:
+    """A car named by its make before its model, the make in one spelling: "camry" -> "toyota
+    camry", "chevy silverado" -> "chevrolet silverado", "f 150" -> "ford f 150". Why: "My toyota needs new tires" after "I drive a Camry"
+    is the same car said again (Keep both), not a change that would retire it; a model of another
+    make stays another car. Unchanged when the names point to no make or to two. (A body word
+    stays: "ford pickup truck" and "ford mustang" are two cars; so "f 150" and "ford pickup"
+    stay apart too, since which models are pickups is not known here.)"""
+    names = [m.group(0) for m in _CAR_NAME_RE.finditer(core)]
+    names += [name for name in _NICKNAMES_LONGEST_FIRST if re.search(rf"\b{re.escape(name)}\b", core)]
+    makes = {_MAKE_OF[name] for name in names if name in _MAKE_OF}
+    if len(makes) != 1:
+        return core
+    make = makes.pop()
+    rest = core
+    for name in _NICKNAMES_LONGEST_FIRST:
+        if _MAKE_NICKNAMES[name] == make:
+            rest = re.sub(rf"\b{re.escape(name)}\b", " ", rest)
+    return f"{make} {' '.join(rest.split())}".strip()
 
 
 _BIG = (r"(?:\bi (?:just )?(?:hit|turned|reached|am turning|am hitting|will be) "
@@ -1542,8 +1587,9 @@ _DEEDS = tuple((re.compile(pattern), job) for pattern, job in (
      "electrician"),
     (r"\b(?:fix(?:es|ing)? cars|brake jobs?|oil changes?|work(?:s|ing)? on cars|repair(?:s|ing)? cars|"
      r"clutch jobs?|under (?:a|the) hood)\b", "mechanic"),
-    (r"\b(?:writ(?:e|es|ing) (?:\w+ )?code|cod(?:e|es|ing) (?:for|at|in)|build(?:s|ing)? (?:\w+ )?apps|"
-     r"software|backend|frontend|full ?stack)\b", "developer"),
+    # (not "software": a software engineer writing code for a bank has moved from the startup)
+    (r"\b(?:writ(?:e|es|ing) (?:\w+ )?code|cod(?:e|es|ing) (?:for|at|in)|build(?:s|ing)? (?:\w+ )?apps)\b",
+     "developer"),
 ))
 
 

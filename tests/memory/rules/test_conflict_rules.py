@@ -626,6 +626,7 @@ def test_one_profession_told_by_its_work_is_the_same_job(old: str, new: str) -> 
     ("I eat meat.", "When I moved to Leeds, I stopped eating meat."),  # the denial is the main clause
     ("I drink coffee.", "I had to stop drinking coffee."),
     ("I am a software developer.", "I fix cars at a garage now."),  # another profession
+    ("I'm a software engineer at a small startup.", "I write code for a bank."),  # another employer
 ])
 def test_a_denial_in_the_main_clause_stays_a_change(old: str, new: str) -> None:
     assert [n.verdict for n in verdict(old, new).nominations] == ["change"]

@@ -666,6 +666,13 @@ NINTH_PAIRS = [
     ("i drive a rusty civic with a cracked windshield", "drive a little honda civic now, great on gas",
      VERDICT_SAME),
     ("I drive a Ford pickup truck.", "I drive a Ford Mustang.", VERDICT_CHANGE),
+    # a model is its make's: the make said later is the same car, another make's model a change
+    # (ninth pass: "My toyota needs new tires" after "I drive a Camry" recommended Mark older as past)
+    ("I drive a Camry.", "My toyota needs new tires.", VERDICT_SAME),
+    ("my old civic has 250k miles on it", "my honda is ten years old", VERDICT_SAME),
+    ("I drive a Golf GTI.", "my volkswagen is in the shop again", VERDICT_SAME),
+    ("I drive a Camry.", "I drive a Civic now.", VERDICT_CHANGE),
+    ("I drive a Toyota.", "I just bought a Honda Civic.", VERDICT_CHANGE),
     ("I live in Portland, Oregon.", "moved to portland for the coffee and never left", VERDICT_SAME),
     ("I live in Austin, Texas.", "i live in houston texas", VERDICT_CHANGE),
     ("moved down to ATX for the job", "Austin is home now, love the live music", VERDICT_SAME),
