@@ -585,11 +585,6 @@ MORE_ABOUT_ONES_OWN = [
 ]
 
 
-@pytest.mark.parametrize(("old", "new"), MORE_ABOUT_ONES_OWN)
-def test_more_about_ones_own_pet_or_relative_is_asked_with_keep_both(old: str, new: str) -> None:
-    assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
-
-
 # A negation that denies nothing: in a clause of when or why, before praise; and a stop that
 # is a place. Each was read as a denial, so the same liking said again was asked about with
 # Mark older as past recommended (ninth pass; sentences written for this table).
@@ -599,11 +594,6 @@ NOT_DENIED = [
     ("i like to hike", "hiking this saturday if it's not raining"),
     ("I drink coffee every morning.", "truck stop coffee, black, on every long haul"),
 ]
-
-
-@pytest.mark.parametrize(("old", "new"), NOT_DENIED)
-def test_a_negation_of_a_condition_or_praise_is_no_denial(old: str, new: str) -> None:
-    assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
 
 
 # One profession told by its work: Keep both, never Mark older as past (ninth pass; sentences
@@ -616,8 +606,10 @@ SAME_WORK = [
 ]
 
 
-@pytest.mark.parametrize(("old", "new"), SAME_WORK)
-def test_one_profession_told_by_its_work_is_the_same_job(old: str, new: str) -> None:
+@pytest.mark.parametrize(("old", "new"), MORE_ABOUT_ONES_OWN + NOT_DENIED + SAME_WORK)
+def test_the_same_thing_said_again_is_asked_with_keep_both(old: str, new: str) -> None:
+    """More about one's own pet or relative, a liking with a negation that denies nothing, one
+    profession told by its work: one question, Keep both recommended."""
     assert [n.verdict for n in verdict(old, new).nominations] == [VERDICT_SAME]
 
 
