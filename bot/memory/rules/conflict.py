@@ -667,6 +667,8 @@ def _slot_verdict(
             words_b = _value_words(b.value, b.slot) if b.value else _topic_words(old, b.slot)
             if words_a and words_b:
                 verdict = bool(words_a & words_b) or _same_root(words_a, words_b)
+            if verdict is False and a.slot == "job" and _same_work(a.value or new._norm, b.value or old._norm):
+                verdict = True  # one profession, one side told by its work ("filed two motions ...")
         verdicts.add(verdict)
     if False in verdicts:
         return VERDICT_CHANGE

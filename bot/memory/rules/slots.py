@@ -1587,6 +1587,11 @@ _DEEDS = tuple((re.compile(pattern), job) for pattern, job in (
      "electrician"),
     (r"\b(?:fix(?:es|ing)? cars|brake jobs?|oil changes?|work(?:s|ing)? on cars|repair(?:s|ing)? cars|"
      r"clutch jobs?|under (?:a|the) hood)\b", "mechanic"),
+    (r"\b(?:fil(?:e|es|ed|ing) (?:\w+ ){0,2}motions?|depositions?|billable hours|billed \d+ hours|"
+     r"discovery requests?|closing arguments?)\b", "lawyer"),
+    (r"\b(?:grading (?:papers|essays|tests|exams)|lesson plans?|my (?:students|pupils|class of))\b", "teacher"),
+    (r"\b(?:milking|calving|the herd|planting (?:corn|wheat|beans|soy))\b", "farmer"),
+    (r"\b(?:doing hair|cuts and colou?rs?|(?:a|my) (?:cut|colou?r) and blow ?dry)\b", "hairdresser"),
     # (not "software": a software engineer writing code for a bank has moved from the startup)
     (r"\b(?:writ(?:e|es|ing) (?:\w+ )?code|cod(?:e|es|ing) (?:for|at|in)|build(?:s|ing)? (?:\w+ )?apps)\b",
      "developer"),

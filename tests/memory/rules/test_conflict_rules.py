@@ -706,3 +706,17 @@ def test_held_out_changes_are_nominated(old: str, new: str) -> None:
 @pytest.mark.parametrize(("old", "new"), HELD_OUT_KEEP)
 def test_held_out_unrelated_pairs_are_left_alone(old: str, new: str) -> None:
     assert verdict(old, new) == Assessment(duplicate_of=None, nominations=())
+
+
+# A job the vectors name, told only by its work, beside a stated job of that profession: the
+# same job, Keep both (ninth pass: "filed two motions ..." after "I'm a lawyer ..." recommended
+# Mark older as past in a terminal walk). Sentences written for this table.
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("I'm a lawyer at a small firm.", "filed two motions and a discovery request before noon", VERDICT_SAME),
+    ("I work as a teacher.", "grading essays till midnight again", VERDICT_SAME),
+    ("I'm a farmer.", "up before dawn for the milking", VERDICT_SAME),
+    ("I'm a lawyer at a small firm.", "up before dawn for the milking", "change"),
+])
+def test_a_job_told_only_by_its_work_is_compared_by_that_work(old: str, new: str, expected: str) -> None:
+    result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old))], new_slot="job")
+    assert [n.verdict for n in result.nominations] == [expected]
