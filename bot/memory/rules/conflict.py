@@ -344,7 +344,7 @@ _CLAUSE_MARKS = re.compile(r"[,.;:!?]")
 _WORDS = re.compile(r"\d+|[a-z]+")
 
 
-def _is_negated(toks: list[str], norm: str = "") -> bool:
+def _is_negated(toks: list[str], norm: str) -> bool:
     """An odd number of negations that deny the fact; "without" after one undoes it ("I can't
     live without coffee", "I never go a day without coffee" say the person has coffee), and alone
     is no negation ("I drink coffee without sugar"). A negation in a clause of when or why ("when
@@ -352,7 +352,7 @@ def _is_negated(toks: list[str], norm: str = "") -> bool:
     if not any(tok in _NEGATIONS for tok in toks):
         return False
     count = 0
-    for clause in _CLAUSE_MARKS.split(norm or " ".join(toks)):
+    for clause in _CLAUSE_MARKS.split(norm):
         words = _WORDS.findall(clause)
         subordinate = False
         for n, tok in enumerate(words):

@@ -287,7 +287,7 @@ def _counted(norm: str) -> Frame | None:
         return None
     for n, tok in enumerate(words):
         word = lemma(tok)
-        if word in _KIN or word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None:
+        if word in _KIN or _is_pet(word):
             rest = words[n + 1:]
             if rest and not (rest[0] in ("under", "over", "aged") and len(rest) <= 2):
                 return None
@@ -361,7 +361,7 @@ def _owned(toks: list[str]) -> Frame | None:
         word = lemma(tok)
         if article and word in _KIN:
             return None  # "the sister of my friend": not one's own
-        if word in _KIN or word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None:
+        if word in _KIN or _is_pet(word):
             if n + 1 < len(toks) and (toks[n + 1] in _PET_COMPOUNDS or article and toks[n + 1] in _SOMEONE_ELSES):
                 return None  # "the dog park is my happy place": no dog of one's own
             if word in _KIN and n + 1 < len(toks) and lemma(toks[n + 1]) in _KIN:
@@ -418,7 +418,7 @@ def _pet_said(toks: list[str]) -> Frame | None:
     ("my neighbor's dog"), and "two dogs barked all night" stays unsaid (whose?)."""
     for n, tok in enumerate(toks[:4]):
         word = lemma(tok)
-        if not (word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None):
+        if not _is_pet(word):
             continue
         before, after = toks[:n], toks[n + 1:]
         if word != tok and not any(t in _NUMBER_WORDS or _is_number(t) for t in before):
@@ -512,6 +512,11 @@ def _kind_of(word: str) -> str | None:
     if kind is None and len(word) >= 6 and word.isalpha():
         kind = next((_KINDS[breed] for breed in _LONG_BREEDS if is_typo_of(word, breed)), None)
     return kind
+
+
+def _is_pet(word: str) -> bool:
+    """Whether a lemma names a pet: a kind, a breed (misspelt too) or another pet."""
+    return word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None
 
 
 # kind -> its breed words ("dog" -> "retriever", "labrador", ...)

@@ -85,15 +85,24 @@ CAR_BRANDS = (
 )
 
 
+def _cars() -> dict:
+    """cars.json beside this file (written from general knowledge), read once; {} if unreadable."""
+    try:
+        found = json.loads(Path(__file__).with_name("cars.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+_CARS = _cars()
+
+
 def _car_names() -> str:
     """Makes, their chat nicknames and models that are not also common words, as one regex
-    alternation (cars.json beside this file, written from general knowledge): "my f150", "my
-    old civic", "my honda civic" name one's car; "my charger" does not."""
-    try:
-        names = json.loads(Path(__file__).with_name("cars.json").read_text(encoding="utf-8"))["names"]
-    except (OSError, ValueError, KeyError, TypeError):
-        names = []
-    return _trie_pattern([str(name) for name in names]) if names else "(?!)"
+    alternation: "my f150", "my old civic", "my honda civic" name one's car; "my charger" does
+    not."""
+    names = _CARS.get("names")
+    return _trie_pattern([str(name) for name in names]) if isinstance(names, list) and names else "(?!)"
 
 
 def _trie_pattern(words: list[str]) -> str:
@@ -436,10 +445,9 @@ def _car_core(value: str) -> str:
 
 
 def _car_makes() -> dict[str, str]:
-    """model or nickname -> its make (cars.json "makes", written from general knowledge)."""
-    try:
-        makes = json.loads(Path(__file__).with_name("cars.json").read_text(encoding="utf-8"))["makes"]
-    except (OSError, ValueError, KeyError, TypeError):
+    """model or nickname -> its make (cars.json "makes")."""
+    makes = _CARS.get("makes")
+    if not isinstance(makes, dict):
         return {}
     return {str(name): str(make) for make, names in makes.items() for name in names}
 
@@ -455,27 +463,26 @@ _MAKE_NICKNAMES = {
     "enfield": "royal enfield",
 }
 _MAKE_OF = {**_car_makes(), **_MAKE_NICKNAMES}
-_NICKNAMES_LONGEST_FIRST = sorted(_MAKE_NICKNAMES, key=len, reverse=True)
+_NICKNAME_RE = re.compile(
+    r"\b(?:" + "|".join(re.escape(n) for n in sorted(_MAKE_NICKNAMES, key=len, reverse=True)) + r")\b"
+)
 
 
 @lru_cache(maxsize=4096)
 def _by_make(core: str) -> str:
     """A car named by its make before its model, the make in one spelling: "camry" -> "toyota
-    camry", "chevy silverado" -> "chevrolet silverado", "f 150" -> "ford f 150". Why: "My toyota needs new tires" after "I drive a Camry"
-    is the same car said again (Keep both), not a change that would retire it; a model of another
-    make stays another car. Unchanged when the names point to no make or to two. (A body word
-    stays: "ford pickup truck" and "ford mustang" are two cars; so "f 150" and "ford pickup"
-    stay apart too, since which models are pickups is not known here.)"""
-    names = [m.group(0) for m in _CAR_NAME_RE.finditer(core)]
-    names += [name for name in _NICKNAMES_LONGEST_FIRST if re.search(rf"\b{re.escape(name)}\b", core)]
+    camry", "chevy silverado" -> "chevrolet silverado", "f 150" -> "ford f 150". Why: "My toyota
+    needs new tires" after "I drive a Camry" is the same car said again (Keep both), not a change
+    that would retire it; a model of another make stays another car. Unchanged when the names
+    point to no make or to two. (A body word stays: "ford pickup truck" and "ford mustang" are
+    two cars; so "f 150" and "ford pickup" stay apart too, since which models are pickups is not
+    known here.)"""
+    names = [m.group(0) for m in _CAR_NAME_RE.finditer(core)] + _NICKNAME_RE.findall(core)
     makes = {_MAKE_OF[name] for name in names if name in _MAKE_OF}
     if len(makes) != 1:
         return core
     make = makes.pop()
-    rest = core
-    for name in _NICKNAMES_LONGEST_FIRST:
-        if _MAKE_NICKNAMES[name] == make:
-            rest = re.sub(rf"\b{re.escape(name)}\b", " ", rest)
+    rest = _NICKNAME_RE.sub(lambda m: " " if _MAKE_NICKNAMES[m.group(0)] == make else m.group(0), core)
     return f"{make} {' '.join(rest.split())}".strip()
 
 
