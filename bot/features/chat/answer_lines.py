@@ -16,7 +16,8 @@ Why these rules:
   match's score; neither is evidence for a person.
 - Current facts first. A historical fact appears only where recall let it in (the question is
   about the past), right after the current fact that replaced it, labelled "(before)"; a
-  possibly outdated fact says so. The label sits on the fact's own line: people read single
+  possibly outdated fact says so, right after the newer fact a pending question asks it about
+  (the Polo next to "we sold the polo, bikes only now"). The label sits on the fact's own line: people read single
   lines and copy them, so a heading above the lines is not enough.
 """
 
@@ -93,8 +94,9 @@ def line(item: RecalledMemory) -> str:
 
 
 def answer_lines(items: Sequence[RecalledMemory]) -> list[str]:
-    """The lines of the answer: each current fact followed by the shown facts it replaced, then
-    the possibly outdated ones, then the historical ones whose successor is not shown."""
+    """The lines of the answer: each current fact followed by the shown facts it replaced or that
+    a pending question asks it about (possibly outdated), then the other possibly outdated ones,
+    then the historical ones whose successor is not shown."""
     chosen = shown(items)
     current = [i for i in chosen if i.status == "current"]
     placed: set[int] = set()
@@ -103,7 +105,7 @@ def answer_lines(items: Sequence[RecalledMemory]) -> list[str]:
         out.append(line(cur))
         placed.add(cur.id)
         for old in sorted(chosen, key=lambda i: -i.id):  # the most recent past first
-            if old.status == "historical" and old.replaced_by == cur.id:
+            if old.status in ("historical", "unsure") and old.replaced_by == cur.id:
                 out.append(line(old))
                 placed.add(old.id)
     for status in ("unsure", "historical"):

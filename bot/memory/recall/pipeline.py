@@ -29,6 +29,7 @@ benchmarks and /why read without writing. Answers without a language model
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from sqlmodel import Session, select
 from bot.memory.recall import scoring
 from bot.memory.index import keyword as search
 from bot.memory.recall.context import Candidate, assemble_context, recall_token_budget
-from bot.storage.models import Memory, utcnow
+from bot.storage.models import Conflict, Memory, utcnow
 from bot.memory.recall.questions import is_identity_question, is_past_question, question_period, question_slots
 from bot.memory.index.timeline import TimelineIndex
 from bot.memory.rules.frames import kind_words
@@ -67,7 +68,9 @@ class RecalledMemory:
     status: str  # current | unsure | historical
     valid_from: date | None
     valid_until: date | None
-    replaced_by: int | None  # the live memory at the end of its replacement chain, if any
+    # the live memory at the end of its replacement chain, if any; for a possibly outdated one,
+    # the newer fact a pending question asks about it
+    replaced_by: int | None
     # the evidence that it or another value of its topic (the memories of one replacement chain,
     # scoring.successor_boost) answers the question:
     keyword: float  # the best full-text score; 0.0 when none shares a searchable word with it
@@ -219,7 +222,9 @@ class DetailStage:
     neighbours: dict[int, list[tuple[int, int]]]
     rows: dict[int, Row]
     newest: datetime | None
-    successors: dict[int, int] = field(default_factory=dict)  # historical id -> its live successor
+    # historical id -> its live successor; possibly outdated id -> the newer fact a pending question
+    # asks about it (_questioned)
+    successors: dict[int, int] = field(default_factory=dict)
 
 
 _DETAIL_COLUMNS = tuple(
@@ -340,7 +345,38 @@ def detail_stage(
     rows = _recallable(search.memory_rows(conn, owner_id, sorted(wanted), _DETAIL_COLUMNS))
     if past_question:
         _read_predecessors(conn, owner_id, rows, candidate_ids)
-    return DetailStage(neighbours, rows, newest, _successors(conn, owner_id, rows, candidate_ids))
+    successors = _successors(conn, owner_id, rows, candidate_ids)
+    successors.update(_questioned(s, owner_id, rows, successors))
+    return DetailStage(neighbours, rows, newest, successors)
+
+
+def _questioned(s: Session, owner_id: int, rows: dict[int, Row], successors: dict[int, int]) -> dict[int, int]:
+    """{possibly outdated id: the newer memory a pending question asks about it}, read into `rows`.
+
+    Why: while "does 'we sold the polo, bikes only now' replace 'I drive an old VW Polo'?" waits,
+    "what do I drive?" would show the Polo as possibly outdated and not the fact that put it in
+    question, which shares no word with the question. The newer memory is its topic's would-be
+    present value, so it joins the topic like a settled successor (scoring.successor_boost) and
+    an answer shows the two side by side. Only read when a candidate is unsure (rare)."""
+    unsure = [mid for mid, row in rows.items() if row.status == "unsure"]
+    if not unsure:
+        return {}
+    newer: dict[int, int] = {}
+    pending = s.exec(select(Conflict.new_memory_id, Conflict.old_ids_json).where(
+        Conflict.owner_id == owner_id, Conflict.status == "pending").order_by(Conflict.id))  # type: ignore[arg-type]
+    for new_id, old_json in pending:
+        for old in json.loads(old_json):
+            if int(old) in unsure and int(new_id) != int(old):
+                newer[int(old)] = int(new_id)  # the newest question wins
+    missing = sorted(set(newer.values()) - rows.keys())
+    if missing:
+        rows.update(_recallable(search.memory_rows(s.connection(), owner_id, missing, _DETAIL_COLUMNS)))
+    out: dict[int, int] = {}
+    for old, new in newer.items():
+        end = successors.get(new, new)  # the newer fact was itself replaced since
+        if end in rows and rows[end].status != "historical" and end != old:
+            out[old] = end
+    return out
 
 
 def _read_predecessors(conn: sa.Connection, owner_id: int, rows: dict[int, Row], candidate_ids: list[int]) -> None:

@@ -281,3 +281,20 @@ async def test_a_question_that_recommends_keep_both_leaves_the_older_fact_curren
     moved = await talk.say("remember: I moved to Madrid")
     assert "Mark older as past (recommended)" in labels(moved)
     assert "• I live in Porto (possibly outdated)" in bullet_lines((await talk.say("where do I live?")).text)
+
+
+async def test_a_pending_question_shows_the_newer_fact_beside_the_older(core) -> None:
+    """Seen in the terminal: while "does 'we sold the polo, bikes only now' replace 'I drive an old
+    VW Polo'?" waited, "what do I drive?" answered only "• I drive an old VW Polo (possibly
+    outdated)": the fact that put it in question shares no word with the question. The newer fact
+    is shown first, the older one right after it with its label; settling the question keeps it."""
+    talk = Talk(core)
+    await talk.say("remember: I love jazz")
+    await talk.say("remember: I drive an old VW Polo")
+    question = await talk.say("remember: we sold the polo, bikes only now")
+    assert "Before: “I drive an old VW Polo”" in question.text
+    answer = bullet_lines((await talk.say("what do I drive?")).text)
+    assert answer == ["• we sold the polo, bikes only now", "• I drive an old VW Polo (possibly outdated)"]
+    await talk.press(question, "Mark older as past")
+    answer = bullet_lines((await talk.say("what do I drive?")).text)
+    assert answer == ["• we sold the polo, bikes only now"]
