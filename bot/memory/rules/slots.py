@@ -132,6 +132,12 @@ _CAR_ADJECTIVES = (
     r"old|new|trusty|beloved|little|beat up|rusty|work|daily|first|current|faithful|ancient|battered|"
     r"souped up|lifted|beautiful|baby|red|blue|black|white|silver|grey|gray|green|\d{4}|\d+ year old"
 )
+# models that are also common words ("golf", "polo"), read as a car only after a disposal:
+# "we sold the polo, bikes only now" (not "sold my golf clubs")
+_DISPOSED_MODELS = (
+    r"golf|polo|focus|fiesta|corsa|astra|clio|micra|leaf|charger|accord|fit|jazz|beetle|mini|ranger|"
+    r"explorer|escape|pilot|rogue|fusion|ka|yaris|prius"
+)
 VEHICLES = (
     r"(?:car|truck|pickup|pickup truck|suv|minivan|mini van|van|motorcycle|motorbike|scooter|"
     r"moped|convertible|sedan|hatchback|jeep|station wagon|wagon|coupe|electric car|ev|hybrid)"
@@ -849,11 +855,14 @@ SLOTS: dict[str, SlotRule] = {
             rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
             rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
             # one's car named by its make or model: "my honda civic has over 200k miles", "my f150"
+            # (not after a disposal: "I sold my honda civic" is no car, below)
+            rf"(?<!sold )(?<!sell )(?<!of )(?<!totaled )(?<!totalled )(?<!wrecked )(?<!scrapped )"
             rf"\b(?:my|our) (?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?P<value>(?:{CAR_NAMES})(?: (?:{CAR_NAMES}))?)"
             rf"\b(?! (?:dealer|dealership|dealerships|salesman|factory|plant|stock|shares|commercial|keys?|"
             rf"collection|poster|models?|toys?|shirt|hat|jacket)\b)",
             rf"{S}{A}(?P<neg>sold|had to sell|got rid of|totaled|totalled|wrecked|scrapped) (?:a|an|my|our|the) "
-            rf"(?:old )?(?:{CAR_BRANDS}|{VEHICLES})\b(?! (?:and|but)\b)",
+            rf"(?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?:{CAR_BRANDS}|{VEHICLES}|{CAR_NAMES}|{_DISPOSED_MODELS})\b"
+            rf"(?! (?:and|but|clubs?|bag|shirts?|balls?|cart|membership|course|lessons?)\b)",
             rf"{S}{A}(?P<neg>can not|could never|can never) afford (?:a |to buy a |to run a )?"
             rf"(?:car|vehicle)\b",
             rf"{S}{A}(?P<neg>do not|never|can not|no longer|have never|have not) (?:drive|own a car|"
@@ -1459,7 +1468,21 @@ _SPELLING = {
 }
 _SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
 
+# a question one answers oneself with no: "Married? No. Single.", "Married? No wait. I'm actually
+# divorced": the question names the value it denies, so it goes (the answer, if any, stays)
+_DENIED_QUESTION = re.compile(
+    r"(?:^|(?<=[.!?] ))[a-z][a-z ]{0,30}\? (?:no|nope|nah|not anymore|not any more|not really|not now)"
+    r"(?=[.,!]|$| wait\b)[.,!]*(?: wait\b[.,!]*)? ?"
+)
+# a filler word after "i am" says nothing of the value: "i am actually divorced", "im kinda
+# single"; the patterns take their adverbs before the verb (A), so it goes
+_FILLER_AFTER_BE = re.compile(
+    r"\b(i am|we are|i was) (?:actually|really|honestly|technically|basically|literally|definitely|"
+    r"kind of|kinda|sort of|sorta) "
+)
 _NOTE_REWRITES = (
+    (_DENIED_QUESTION, ""),
+    (_FILLER_AFTER_BE, r"\1 "),
     (_FAVOURITE_NOTE, r"my favorite \1 is "),
     (_CONTACT_NOTE, r"my \1 is "),
     (_FAVOURITE_AFTER, r"my \2 is \1"),

@@ -689,15 +689,50 @@ NINTH_PAIRS = [
     ("I am staff nurse in a government hospital.", "I'm an RN on a surgical ward.", VERDICT_SAME),
 ]
 
+# Tenth pass (seen in a terminal walk): a car sold by its model is no car, whatever model names
+# it ("I sold my honda civic" was read as the car honda civic, so a sale said after driving it
+# was "the same thing said again"); a make's short name; a question one answers with no denies
+# its value; a filler word after "i am" hides nothing.
+ELEVENTH_READ = [
+    ("I sold my honda civic", "car", "none"),
+    ("sold my old f150 last month", "car", "none"),
+    ("we sold the polo, bikes only now", "car", "none"),
+    ("we sold our camry when the baby came", "car", "none"),
+    ("i totaled my camry on the ice", "car", "none"),
+    ("I got rid of my vw", "car", "none"),
+    ("I sold my car and bought a Tesla", "car", "tesla"),
+    ("my vw is in the garage again", "car", "vw"),
+    ("my merc needs a service", "car", "merc"),
+    ("Married? No wait. I'm actually divorced since last spring.", "relationship", "divorced"),
+    ("Married? No. Single.", "relationship", "single"),
+    ("Single? Nope, engaged!", "relationship", "engaged"),
+    ("married? yes, 10 years", "relationship", "married"),
+    ("married? not anymore, divorced in 2019", "relationship", "divorced"),
+    ("I'm actually a nurse", "job", "nurse"),
+    ("im kinda single rn", "relationship", "single"),
+]
+ELEVENTH_NOT_READ = [
+    ("sold my golf clubs on ebay", "car"),
+    ("Married? Nah.", "relationship"),
+    ("Car? No.", "car"),
+]
+ELEVENTH_PAIRS = [
+    ("I drive a Honda Civic.", "I sold my honda civic last week.", VERDICT_CHANGE),
+    ("I drive an old VW Polo.", "we sold the polo, bikes only now", VERDICT_CHANGE),
+    ("I drive a Golf GTI.", "my vw is in the garage again", VERDICT_SAME),
+    ("I'm married.", "Married? No wait. I'm actually divorced since last spring.", VERDICT_CHANGE),
+    ("I'm single.", "Married? No. Single.", VERDICT_SAME),
+]
+
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
