@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import adds_another, kind_words, kinds, same_thing
+from bot.memory.rules.frames import adds_another, frame, kind_words, kinds, same_thing
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
@@ -341,6 +341,8 @@ _SUBORDINATORS = frozenset("if when whenever unless while until because cause cu
 # after a negation, praise: "nothing beats a cold beer", "you can't beat a sunday roast"
 _PRAISE = frozenset("beat beats compares compare tops better".split())
 _CLAUSE_MARKS = re.compile(r"[,.;:!?]")
+# "and", "but" or "so" before a new subject starts a clause of its own
+_NEW_SUBJECT = re.compile(r"\b(?:and|but|so)\b (?=(?:i|we|my|our|he|she|they|it|the|his|her|their)\b)")
 _WORDS = re.compile(r"\d+|[a-z]+")
 
 
@@ -348,18 +350,28 @@ def _is_negated(toks: list[str], norm: str) -> bool:
     """An odd number of negations that deny the fact; "without" after one undoes it ("I can't
     live without coffee", "I never go a day without coffee" say the person has coffee), and alone
     is no negation ("I drink coffee without sugar"). A negation in a clause of when or why ("when
-    im not studying") or before praise ("nothing beats ...") denies nothing."""
+    im not studying") or before praise ("nothing beats ...", "nothing like a cold lager") denies
+    nothing; nor, when the fact has an object (frames.frame), one in a clause that does not name
+    it ("iced oat latte every single day, no shame", "my older brother is
+    in med school and my parents won't let me forget it")."""
     if not any(tok in _NEGATIONS for tok in toks):
         return False
+    found = frame(norm)
+    things = found.objects if found is not None else frozenset()
     count = 0
     for clause in _CLAUSE_MARKS.split(norm):
-        words = _WORDS.findall(clause)
-        subordinate = False
-        for n, tok in enumerate(words):
-            if tok in _SUBORDINATORS:
-                subordinate = True
-            elif tok in _NEGATIONS and not subordinate and (n + 1 == len(words) or words[n + 1] not in _PRAISE):
-                count += 1
+        for part in _NEW_SUBJECT.split(clause) if things else (clause,):
+            words = _WORDS.findall(part)
+            if things and not things & {lemma(word) for word in words} | kinds(frozenset(words)):
+                continue  # a clause about something else
+            subordinate = False
+            for n, tok in enumerate(words):
+                if tok in _SUBORDINATORS:
+                    subordinate = True
+                elif tok in _NEGATIONS and not subordinate and (
+                        n + 1 == len(words) or words[n + 1] not in _PRAISE
+                        and not (tok == "nothing" and words[n + 1] == "like")):
+                    count += 1
     if count:
         count += sum(1 for tok in toks if tok == "without")
     return count % 2 == 1

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.memory.rules.text import STOP_WORDS, content_words, is_typo_of, lemma, normalise, numbers, tokens
+from bot.memory.rules.text import STOP_WORDS, content_words, is_typo_of, lemma, normalise, number_values, numbers, tokens
 
 __all__ = ["Frame", "adds_another", "frame", "kind_words", "kinds", "same_thing"]
 
@@ -80,7 +80,8 @@ _KINDS = {
         "maltipoo bernedoodle newfoundland bernese samoyed malamute shiba basset bloodhound "
         "coonhound cavalier bichon havanese papillon westie scottie sheltie springer cocker "
         "ridgeback russell aussie staffie staffy frenchie newfie kelpie lurcher".split(), "dog"),
-    **dict.fromkeys("kitten kitty tabby siamese calico ragdoll sphynx bengal".split(), "cat"),
+    **dict.fromkeys("kitten kitty tabby siamese calico ragdoll sphynx bengal moggy moggie persian "
+                    "tortie mainecoon".split(), "cat"),
 }
 # pets without breeds in the table: what "pets" also means
 _OTHER_PETS = frozenset(
@@ -113,19 +114,38 @@ _PASTIME_VERBS = frozenset("have like play hit a an am be m".split())
 # a drink by its kind: "an espresso" is coffee, as "a lager" is beer
 _DRINKS = {
     **dict.fromkeys("coffee coffe espresso latte cappuccino americano cortado macchiato mocha "
-                    "flatwhite coldbrew doubledouble".split(), "coffee"),
-    **dict.fromkeys("tea chamomile matcha chai cuppa earlgrey oolong rooibos".split(), "tea"),
-    **dict.fromkeys("beer lager ale ipa stout pilsner porter".split(), "beer"),
+                    "flatwhite coldbrew doubledouble kopi cafezinho cafecito ristretto frappuccino "
+                    "nescafe folgers longblack".split(), "coffee"),
+    **dict.fromkeys("tea chamomile matcha chai cuppa earlgrey oolong rooibos lipton tetley darjeeling assam "
+                    "sencha".split(), "tea"),
+    # and the beers people name by their brand, from general knowledge (2026-12-04)
+    **dict.fromkeys("beer lager ale ipa stout pilsner porter pint pints brewski brewskis coldie coldies "
+                    "molson labatt coors budweiser heineken corona guinness carlsberg tusker modelo pacifico "
+                    "tecate peroni amstel asahi kirin sapporo tsingtao kingfisher yuengling michelob "
+                    "tooheys coopers abita redstripe sanmiguel emuexport".split(), "beer"),
     **dict.fromkeys("wine merlot chardonnay cabernet pinot malbec riesling shiraz prosecco rioja barolo "
-                    "sauvignon".split(), "wine"),
+                    "sauvignon pinotage tempranillo zinfandel vino".split(), "wine"),
+    **dict.fromkeys("whisky whiskey scotch bourbon".split(), "whisky"),
+    **dict.fromkeys("cider scrumpy".split(), "cider"),
 }
+# the drinks a slip of the keyboard is read as (not brands or slang: "collies" is no "coldies")
+_SPELT_DRINKS = tuple(
+    "coffee coffe espresso latte cappuccino americano cortado macchiato mocha flatwhite coldbrew "
+    "doubledouble chamomile matcha cuppa earlgrey oolong rooibos lager stout pilsner porter merlot "
+    "chardonnay cabernet pinot malbec riesling shiraz prosecco rioja barolo sauvignon whisky whiskey "
+    "bourbon".split()
+)
 # two words that name one thing: a drink, a child by a pet name
 _WORD_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", ("cold", "brew"): "coldbrew",
                 ("earl", "grey"): "earlgrey", ("earl", "gray"): "earlgrey",
-                ("double", "double"): "doubledouble",
+                ("double", "double"): "doubledouble", ("long", "black"): "longblack",
+                ("red", "stripe"): "redstripe", ("san", "miguel"): "sanmiguel", ("emu", "export"): "emuexport",
+                ("emu", "exports"): "emuexport",
+                ("cold", "ones"): "coldies", ("cold", "one"): "coldie",
                 # a child by a pet name: "my little guy", "our lil ones"
                 **{(a, b): "littleone" for a in ("little", "lil") for b in ("guy", "man", "one", "ones", "fella")},
-                ("raised", "beds"): "garden", ("raised", "bed"): "garden"}
+                ("raised", "beds"): "garden", ("raised", "bed"): "garden",
+                ("maine", "coon"): "mainecoon", ("maine", "coons"): "mainecoon"}
 # words a chat message may open with before its subject: "btw i knit!", "honestly i run on coffee"
 _OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah yes tbh anyway plus".split())
 _DRINK_KINDS = frozenset(_DRINKS.values())
@@ -136,6 +156,15 @@ _SEARCH_GROUPS = tuple(
     frozenset(w for w, kind in table.items() if kind == name) | {name}
     for table in (_DRINKS, _PASTIMES) for name in dict.fromkeys(table.values())
 )
+# one relative by its other words, searched together (the frames read them as one: _KIN_SLANG,
+# _CHILD_WORDS)
+_KIN_GROUPS = (
+    frozenset({"brother", "bro", "bros"}), frozenset({"sister", "sis", "sissy"}),
+    frozenset({"son", "boy", "lad"}), frozenset({"daughter", "girl", "lass", "lassie"}),
+)
+# words that only say which of one's relatives: "my twin sister" and "our twin boys" share no one
+_KIN_MODIFIERS = frozenset("twin older younger little big baby eldest oldest youngest lil wee small step half "
+                           "teenage grown".split())
 # who else a sentence may be about: then it says nothing of the person's own likes
 _OTHERS = frozenset("he she they his her their your its it".split())
 # a statement may open with when it holds: "on sundays i go fishing"
@@ -189,11 +218,13 @@ def frame(text: str) -> Frame | None:
     if together is not None:
         named, toks = together
         found = frame(" ".join(toks))
-        if found is not None and found.verb in _HAVE_LIKE or not any(lemma(t) in _KIN for t in named):
+        if found is not None and found.verb in _HAVE_LIKE or not any(
+                lemma(t) in _KIN or _is_pet(lemma(t)) for t in named):
             return found
-        # "me and my sister talk every night", "My sister and I are planning a trip": the
-        # person has the sister; what the two do together is no thing of one's own
-        return Frame(verb="have", objects=_with_kinds(named))
+        # "me and my sister talk every night", "My sister and I are planning a trip", "me and
+        # my two dachshunds against the world": the person has the sister, the dogs; what the
+        # two do together is no thing of one's own
+        return Frame(verb="have", objects=_with_kinds([w for w in named if w not in _NUMBER_WORDS]))
     if toks[:2] in (["there", "is"], ["there", "are"]):
         toks = toks[2:]  # "there's a grumpy orange tabby who runs this house"
     if toks and toks[0] not in ("i", "we"):
@@ -242,6 +273,8 @@ def frame(text: str) -> Frame | None:
             if doing is not None and doing not in _NOT_FRAMES and doing.isalpha() and doing != "nothing":
                 return Frame(verb=doing, objects=frozenset())
         return Frame(verb=pastimes.pop(), objects=frozenset()) if len(pastimes) == 1 else None
+    if family is None and verb not in _EVERY_PASTIME and (mine := _own_named_after(toks[i:])) is not None:
+        return mine  # "I take my old lab along on the long hauls", "I pay the fees for my small brother"
     if verb in _NOT_FRAMES or not verb.isalpha():
         return None
     if verb == "run" and toks[i:i + 1] == ["on"] and any(t in _DRINKS for t in toks[i + 1:i + 4]):
@@ -270,18 +303,19 @@ def frame(text: str) -> Frame | None:
 
 
 _COUNTED = re.compile(
-    r"^(?:got )?(?:one|two|three|four|five|six|seven|eight|\d+) ([a-z ]{2,40}?) ?(?:[,.;:!(]|$)"
+    r"^(?:got )?(?:one|two|three|four|five|six|seven|eight|\d+) ([a-z ]{2,40}?) ?(?:[,.;:!(]|$|(?:who|that) (.*))"
 )
 
 
 def _counted(norm: str) -> Frame | None:
     """A count of one's pets or children said as a phrase of its own, before a comma or alone:
-    "two cats, both orange, both pure chaos", "three kids under ten, send help". The person has
+    "two cats, both orange, both pure chaos", "three kids under ten, send help", "two siamese cats
+    who scream at 5am for breakfast". The person has
     them (the count is compared elsewhere). A clause with a verb after the noun ("two dogs
     barked all night") is news of whoever's dogs, and says nothing."""
     found = _COUNTED.match(norm)
-    if found is None:
-        return None
+    if found is None or found.group(2) is not None and _news(found.group(2).split()):
+        return None  # "two siamese cats who scream at 5am" are one's own; "two dogs who barked ..." news
     words = _joined(found.group(1).split())
     if len(words) > 4:
         return None
@@ -289,6 +323,8 @@ def _counted(norm: str) -> Frame | None:
         word = lemma(tok)
         if word in _KIN or _is_pet(word):
             rest = words[n + 1:]
+            if rest and (_is_pet(lemma(rest[0])) or lemma(rest[0]) in _KIN):
+                continue  # "two siamese cats": the breed, then the kind
             if rest and not (rest[0] in ("under", "over", "aged") and len(rest) <= 2):
                 return None
             return Frame(verb="have", objects=_with_kinds(words[:n + 1]))
@@ -314,7 +350,7 @@ def _joined(toks: list[str]) -> list[str]:
     gerund with its g dropped or misspelt is that gerund ("fishin", "hikking")."""
     out: list[str] = []
     for tok in toks:
-        if out and out[-1] == "pit" and tok in ("bull", "bulls"):
+        if out and out[-1] == "pit" and tok in ("bull", "bulls", "mix", "mutt"):  # "my pit mix"
             out[-1] = "pitbull"
         elif out and (out[-1], tok) in _WORD_PAIRS:
             out[-1] = _WORD_PAIRS[(out[-1], tok)]
@@ -328,7 +364,7 @@ def _drink_spelt(tok: str) -> str | None:
     """A drink misspelt by one slip ("cofee", "expresso"): that drink (text.is_typo_of)."""
     if tok in _DRINKS or len(tok) < 5 or not tok.isalpha():
         return None
-    return next((drink for drink in _DRINKS if len(drink) >= 5 and is_typo_of(tok, drink)), None)
+    return next((drink for drink in _SPELT_DRINKS if is_typo_of(tok, drink)), None)
 
 
 # a brother or sister by their short names: "my bro", "my lil sis"
@@ -372,6 +408,19 @@ def _owned(toks: list[str]) -> Frame | None:
             return Frame(verb="have", objects=_with_kinds(words))
         if tok in _OBJECT_END or tok in ("is", "are", "was", "were"):
             return None
+    return None
+
+
+def _own_named_after(rest: list[str]) -> Frame | None:
+    """A pet or relative of one's own named in the first words after another verb: what one does
+    with them says one has them ("I take my old lab along", "I pay school fees for my small
+    brother back home", "I visit my sister every Sunday"). Not past a word that ends the object
+    ("I hike with my dog": hiking is the fact)."""
+    for j, tok in enumerate(rest[:6]):
+        if tok in _OBJECT_END:
+            return None
+        if tok in _POSSESSIVE:
+            return _owned(rest[j:])
     return None
 
 
@@ -425,8 +474,9 @@ def _pet_said(toks: list[str]) -> Frame | None:
             return None  # "dogs are better than people": dogs in general
         # "barney the staffie ...", "walked the beagle ...", "the husky keeps digging up the
         # yard": the one pet everyone in the chat knows, one's own
-        named = (n == 2 and toks[1] == "the" and toks[0] not in _ARTICLES
-                 or toks[0] == "the" and 1 <= n <= 2 and word == tok)
+        named = (2 <= n <= 3 and toks[1] == "the" and toks[0] not in _ARTICLES
+                 or toks[0] == "the" and 1 <= n <= 2 and word == tok
+                 or n == 2 and toks[1] in _POSSESSIVE)  # "Bruno my pitbull is the goodest boy"
         if not (named or _FIRST_PERSON & set(after)) or _NOT_MINE & set(before) or _OTHERS & set(before):
             return None
         if after[:1] and (after[0] in _PET_COMPOUNDS or after[0] in _SOMEONE_ELSES) or _news(after):
@@ -493,8 +543,9 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
     if words & (_CHILD_GENERIC | _CHILD_SPECIFIC):
         out |= _CHILD_GENERIC | (_CHILD_SPECIFIC if words & _CHILD_GENERIC else frozenset())
     # a drink by any of its kinds ("espresso" finds "coffee"), a pastime by its thing or doer
-    # ("bookworm" finds "i read a lot")
-    for group in _SEARCH_GROUPS:
+    # ("bookworm" finds "i read a lot"), a relative by a short or plainer word ("brother" finds
+    # "my little bro", "son" finds "my boy")
+    for group in _SEARCH_GROUPS + _KIN_GROUPS:
         if words & group:
             out |= group
     if words & {"drink", "beverage"}:  # "what do I drink?": every drink
@@ -572,10 +623,20 @@ def adds_another(text: str) -> bool:
 _BOTH = re.compile(r"\bboth (?:my|our)\b")
 
 
-def _counted_numbers(text: str) -> frozenset[str]:
-    """The numbers a fact says, "both my kids" counting two."""
-    found = numbers(text)
-    return found | {"2"} if _BOTH.search(text.lower()) else found
+def _counted_numbers(text: str, objects: frozenset[str]) -> frozenset[str]:
+    """The numbers that count what a fact has or does: a number before one of its objects ("two
+    siamese cats", "3 kids") or after "number" ("museum number 3"), "both my kids" counting two.
+    Why not every number: "our old beagle is 14 and sleeps 20 hours a day" and "my border collie
+    needs a two hour walk" count no dogs, and were told apart as two things by their hours."""
+    toks = tokens(text)
+    if re.search(r"\bone and only\b", text.lower()):
+        return frozenset({"1"})  # "our daughter is our one and only"
+    found = {
+        value for start, end, value in number_values(toks)
+        if start and toks[start - 1] in ("number", "no")
+        or any(lemma(tok) in objects for tok in toks[end:end + 3])
+    }
+    return frozenset(found | {"2"} if _BOTH.search(text.lower()) else found)
 
 
 def same_thing(new_text: str, old_text: str) -> bool:
@@ -590,10 +651,10 @@ def same_thing(new_text: str, old_text: str) -> bool:
         return False
     if adds_another(new_text):
         return False  # "we also got a beagle puppy": one more, not the retriever again
-    nums_a, nums_b = _counted_numbers(new_text), _counted_numbers(old_text)
+    nums_a, nums_b = _counted_numbers(new_text, a.objects), _counted_numbers(old_text, b.objects)
     if nums_a and nums_b and nums_a != nums_b:
         return False  # "museum number 1" / "museum number 0": two things (a count is compared elsewhere)
-    if (a.objects & b.objects) - _CATEGORIES or _misspelt_match(a.objects - _CATEGORIES, b.objects - _CATEGORIES):
+    if (a.objects & b.objects) - _CATEGORIES - _KIN_MODIFIERS or _misspelt_match(a.objects - _CATEGORIES, b.objects - _CATEGORIES):
         return True
     children = _CHILD_GENERIC | _CHILD_SPECIFIC
     if a.verb == "have" and (a.objects & _CHILD_GENERIC and b.objects & children

@@ -335,7 +335,7 @@ def is_profession(phrase: str) -> bool:
 
 # --- the data ----------------------------------------------------------------------------------
 
-Check = Callable[[str], bool]
+Check = Callable[[str], bool | str | None]  # a str result is the value's own form
 
 
 @dataclass(frozen=True)
@@ -496,6 +496,31 @@ _BIG = (r"(?:\bi (?:just )?(?:hit|turned|reached|am turning|am hitting|will be) 
         r"|^(?:just |finally |about to be |almost )?(?:hit|turned|reached|hitting|turning) |^(?=the big \w+(?: (?:oh|o|0))? (?:was|is|came|comes|next|this|last|today|tomorrow|on)\b))"
         r"the big ")
 _BIG_AFTER = r"\b"  # the number's end
+# died, not passed an exam: "my husband passed away", "passed four years ago", "passed in 2019"
+_PASSED = (r"(?:passed away|passed on|died|passed(?=$|[,.!;]| (?:last|in|recently|suddenly|peacefully|ago|"
+           r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|several) \w+ ago)\b))")
+_TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_UNIT_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_ORDINAL = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) (?:first|second|third|fourth|fifth|"
+            r"sixth|seventh|eighth|ninth)|(?:twentieth|thirtieth|fortieth|fiftieth|sixtieth|seventieth|eightieth|"
+            r"ninetieth)|(?:thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth))")
+
+
+def _age_of_ordinal(value: str) -> str | None:
+    """The age a birthday's ordinal names: "55th" -> "55", "forty fifth" -> "45", "sixtieth" -> "60"."""
+    digits = re.match(r"(\d{2,3})(?:st|nd|rd|th)$", value)
+    if digits:
+        return digits.group(1)
+    words = value.split()
+    teens = ("thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth")
+    if len(words) == 1 and words[0] in teens:
+        return str(13 + teens.index(words[0]))
+    if len(words) == 1 and words[0].endswith("ieth"):
+        tens = words[0][:-4] + "y"
+        return str(20 + 10 * _TENS_WORDS.index(tens)) if tens in _TENS_WORDS else None
+    if len(words) == 2 and words[0] in _TENS_WORDS and words[1] in _UNIT_ORDINALS:
+        return str(20 + 10 * _TENS_WORDS.index(words[0]) + 1 + _UNIT_ORDINALS.index(words[1]))
+    return None
 
 
 def _is_place(value: str) -> bool:
@@ -794,9 +819,11 @@ SLOTS: dict[str, SlotRule] = {
              r"boyfriend|girlfriend|bf|gf|partner) )(?:finally |just |officially |actually )?(?:popped the "
              r"question|proposed)\b(?! to (?:his|her|their)\b)", "engaged"),
             # no partner, said first: "no missus, no worries", "no bf rn and loving it"
-            (r"^(?:no|not got a|havent got a) (?:missus|mrs|wife|husband|hubby|boyfriend|girlfriend|bf|gf|"
+            (r"^(?:(?:nah|nope|lol|haha) )?(?:no|not got a|havent got a) (?:missus|mrs|wife|husband|hubby|boyfriend|girlfriend|bf|gf|"
              r"partner|significant other)\b(?! (?:of|who|that)\b)", "single"),
             (r"\bsingle as a pringle\b", "single"),
+            (r"^(?:nah |nope |no )?(?:single af|single asf|single as|single and (?:loving|happy|fine|free|ready))\b",
+             "single"),
             r"(?:^|, |\bbut |\band )(?:(?:still|happily|very|so|totally|currently|forever|proudly) )+"
             r"(?P<value>single|married|divorced)\b(?! (?:mom|dad|mother|father|parent|mum|people|"
             r"friends?|brother|sister|life|men|women|guys|girls)\b)",
@@ -824,8 +851,23 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}lost my (?:(?:dear|beloved|dear|sweet|lovely) )?(?:wife|husband|spouse|partner)"
              rf"\b", "widowed"),
             (r"\b(?:my|our) (?:(?:dear|beloved|sweet|lovely) )?(?:wife|husband|spouse|partner) "
-             r"(?:(?:sadly|suddenly) )?(?:passed away|passed on|passed|died)\b", "widowed"),
+             r"(?:(?:sadly|suddenly) )?" + _PASSED + r"\b", "widowed"),
             (r"\bmy late (?:wife|husband|spouse|partner)\b", "widowed"),
+            # (a partner named before "passed": "My Wife Margaret Passed Away Three Years Ago")
+            (r"\b(?:my|our) (?:wife|husband|spouse|partner|hubby) (?!(?:s|father|mother|dad|mom|mum|brother|sister|"
+             r"son|daughter|friend|dog|cat|uncle|aunt|grandma|grandpa|grandmother|grandfather|cousin|boss|nan|gran)\b)"
+             r"[a-z]+ " + _PASSED + r"\b", "widowed"),
+            # the wedding said in other words: "Mary and I said I do in 1963", "been hitched to
+            # Marlene since '76", "50 years of marriage", "my bride of 43 years", "been Mrs.
+            # Campbell for 25 years"
+            (r"(?:^|\band i |\bwe )(?:finally |officially )?said (?:our )?i dos?\b", "married"),
+            (r"(?:^|\bi |\bwe |\band i )(?:have |are |am )?(?:been |got |just got |finally got )hitched\b", "married"),
+            (r"(?:^|\band i |\bwe )(?:\w+ ){0,2}(?:\d+|" + NUM + r") years of (?:marriage|married life|wedded bliss)\b",
+             "married"),
+            (r"\bmy (?:bride|groom|wife|husband) of (?:\d+|" + NUM + r") (?:years|decades)\b", "married"),
+            (r"^(?:i have )?been mrs(?:\.? [a-z]+ for\b|$)", "married"),  # (the sentence may end at "mrs.")
+            # the partner said yes: "my girl said YES!! wedding is next june"
+            (r"\bmy (?:girl|girlfriend|gf|boyfriend|bf|man|partner) said yes\b", "engaged"),
             (r"\b(?:my |the |our )?divorce (?:was|is|has been|got|went) (?:finally |officially )?"
              r"(?:final|finalized|finalised|through)\b", "divorced"),
             r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
@@ -866,7 +908,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<neg>can not|could never|can never) afford (?:a |to buy a |to run a )?"
             rf"(?:car|vehicle)\b",
             rf"{S}{A}(?P<neg>do not|never|can not|no longer|have never|have not) (?:drive|own a car|"
-            rf"have a car|owned a car|had a car|got a car|have (?:a )?(?:driving )?licen[cs]e)\b",
+            rf"have a car|owned a car|had a car|got a car|have (?:a )?(?:driving )?licen[cs]e)\b"
+            # (not "can't drive without one", "never drive after dark", "don't drive to work")
+            rf"(?! (?:without|after|at night|in the|to|into|on the|much|far|fast|anymore unless)\b)",
             rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
             rf"any|do not have any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
             r"(?:^|, |\band |\bbut )(?P<neg>no) (?:car|vehicle)\b",  # "I bike everywhere, no car"
@@ -979,8 +1023,8 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "age": SlotRule(
         patterns=(
-            rf"\bi (?:am|turned|just turned|will be|will turn|am turning|have turned|recently "
-            rf"turned) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
+            rf"\bi (?:am|turned|just turned|just turn|just hit|will be|will turn|am turning|have turned|recently "
+            rf"turned|celebrated) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
             rf"(?P<value>{NUM})(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years| yrs)?"
             rf"(?=$|[,!?;]| (?:and|but|now|today|yesterday|this|next|soon|so|as|since|last|on|in|"
             rf"at|with|going|turning|myself|already|too|lol|haha|though|recently)\b)",
@@ -996,7 +1040,17 @@ SLOTS: dict[str, SlotRule] = {
             (_BIG + r"(?:6|six|sixty) ?(?:oh|o|0)" + _BIG_AFTER, "60"),
             r"\bi was born in (?P<value>(?:19|20)\d\d)\b",
             r"\bmy (?P<value>\d{2,3})(?:st|nd|rd|th) birthday\b",
-            r"^(?P<value>\d{2,3}) candles\b",
+            rf"^(?P<value>{NUM}) candles\b",
+            # one's own birthday by its ordinal ("just had my 55th", "celebrated my forty-fifth
+            # birthday"; not "our 12th anniversary"), its nickname, or the years one has been alive
+            (rf"\b(?:had|celebrated|celebrating|celebrate|for|on) my (?P<value>\d{{2,3}}(?:st|nd|rd|th)|{_ORDINAL})"
+             rf"(?: birthday| bday)?(?=$|[,.!?;]| (?:birthday|bday|last|this|today|yesterday|party|was|and|with)\b)",
+             _age_of_ordinal),
+            (r"(?:^|\bmy )sweet (?:16|sixteen)\b", "16"),
+            (r"(?:^|\bi am |\bi turned |\bturned |\bhit )half a century\b", "50"),
+            rf"(?:^|\bi am )(?P<value>{NUM}) years? (?:young|on this earth|on this planet|of age)\b",
+            # a learner's way: "I 64 this year"
+            rf"\bi (?P<value>{NUM}) (?:this year|years old|now)\b",
             r"\bi am in my (?P<value>(?:early |mid |late )?(?:twenties|thirties|forties|fifties|"
             r"sixties|seventies|eighties|nineties|teens|[2-9]0s))\b",
         ),
@@ -1238,8 +1292,11 @@ def _match_rule(
                     value = rule.negative_value or ("no " + _clean_value(value) if value else None)
                 elif value is not None:
                     value = _clean_value(value)
-                    if check is not None and not check(value):
+                    checked = check(value) if check is not None else True
+                    if not checked:
                         continue
+                    if isinstance(checked, str):
+                        value = checked  # a check may also give the value its canonical form
                     if compiled.reject is not None and compiled.reject.search(value + " "):
                         continue
                     if rule.value_from is not None:
@@ -1287,7 +1344,7 @@ _DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?(?:been\b|(?:g
 # a change told without its subject: "turned 35 today", "moved to Leeds", "sold the car"
 _DROPPED_I = re.compile(
     r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
-    r"retired|switched|joined|married|divorced|teach|work|live|drive)\b"
+    r"retired|switched|joined|married|divorced|teach|work|live|drive)\b|^just (?:hit|turn)\b"
 )
 # (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)|"

@@ -498,6 +498,11 @@ def test_keywords_skip_stop_and_generic_words_and_carry_other_spellings() -> Non
         ("I drive a Tesla", Fact(1, "My car is a VW", "car"), True),  # same stored slot
         ("I drive a Tesla", Fact(1, "My car is a VW"), True),  # slot read from the text
         ("I like painting", Fact(1, "I like hiking"), False),
+        # a relative by a short or plainer word (tenth pass: "Me and my brother run the business"
+        # never found "my little bro keeps stealing my hoodies", which the rules call the same)
+        ("Me and my brother run the business together.", Fact(1, "my little bro keeps stealing my hoodies"), True),
+        ("my sister lives in Dundee", Fact(1, "my older sis keeps mailing me care packages"), True),
+        ("Our son just moved out west for work.", Fact(1, "my boy is learning to swim"), True),
         ("My favorite food is pizza", Fact(1, "My favorite color is blue"), False),
         # a second slot of the old text is not stored, so the service could not find it:
         ("I live in Alaska", Fact(1, "I drive a truck and live in the country", "car"), False),
@@ -593,6 +598,10 @@ NOT_DENIED = [
     ("I read a lot.", "i read every night when im not too tired"),
     ("i like to hike", "hiking this saturday if it's not raining"),
     ("I drink coffee every morning.", "truck stop coffee, black, on every long haul"),
+    # tenth pass: praise said with "nothing like"; a negation in a clause about something else
+    ("I drink beer.", "nothing like a cold lager after knock-off"),
+    ("I love lattes.", "iced oat latte every single day even in january, no shame"),
+    ("I have a brother.", "my older brother is in med school and my parents won't let me forget it"),
 ]
 
 

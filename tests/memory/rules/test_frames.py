@@ -55,6 +55,23 @@ FRAMES = [
     ("two dogs barked all night", None),  # whose?
     ("my car is a mess", None),  # a topic of its own
     ("I live in Leeds.", None),
+    # tenth pass: a pet or relative named after another verb, beside oneself, by a name first,
+    # by slang; a count said with "who"; not news of whoever's
+    ("I take my old lab along on the long hauls, she's my co-driver", Frame("have", frozenset({"lab", "dog"}))),
+    ("I pay school fees for my small brother back home", Frame("have", frozenset({"brother"}))),
+    ("I hike with my dog", Frame("hike", frozenset())),  # hiking is the fact
+    ("me and my two dachshunds against the world", Frame("have", frozenset({"dachshund", "dog"}))),
+    ("Bruno my pitbull is the goodest boy alive", Frame("have", frozenset({"pitbull", "dog"}))),
+    ("my pit mix is scared of the vacuum", Frame("have", frozenset({"pitbull", "dog"}))),
+    ("my old moggy Tui bosses me about", Frame("have", frozenset({"moggy", "cat"}))),
+    ("My Maine Coon, Atticus, rules the apartment", Frame("have", frozenset({"mainecoon", "cat"}))),
+    ("walked the golden retriever around the block", Frame("have", frozenset({"golden", "retriever", "dog"}))),
+    ("two Siamese cats who scream at 5am for breakfast", Frame("have", frozenset({"siamese", "cat"}))),
+    ("two dogs who barked all night", None),  # news, of whoever's dogs
+    ("Nothing like a cold Molson after a long day on site.", Frame("like", frozenset({"beer"}))),
+    ("couple cold ones on the porch after work", Frame("like", frozenset({"beer"}))),
+    ("need my kopi-o kosong before I can function", Frame("like", frozenset({"coffee"}))),
+    ("A hot cup of Lipton with milk every morning", Frame("like", frozenset({"tea"}))),
 ]
 
 
@@ -149,6 +166,11 @@ SAME = [
     ("I do woodworking in my garage.", "turning bowls on the lathe most afternoons"),
     ("I drink coffee every morning.", "cant think straight without my cofee"),  # one slip
     ("i love coffee", "a double double on the way to work, every day"),
+    # tenth pass: hours and ages count no pets; a relative by slang is searched by its word
+    ("our old beagle Buster is 14 and sleeps about 20 hours a day", "my border collie Skye needs a two hour walk"),
+    ("My daughter studies in college now, first one in our family.", "Two daughters, both in college."),
+    ("I have a brother.", "I pay school fees for my small brother back home"),
+    ("After work I drink San Miguel with my neighbor.", "Craft beer on Fridays with the design crew."),
 ]
 APART = [
     ("I have a dog.", "I have a cat."),  # two pets

@@ -710,11 +710,47 @@ ELEVENTH_READ = [
     ("married? not anymore, divorced in 2019", "relationship", "divorced"),
     ("I'm actually a nurse", "job", "nurse"),
     ("im kinda single rn", "relationship", "single"),
+    # an age by one's birthday's ordinal, nickname, years alive, or a learner's word order
+    ("Just had my 55th, the guys on the crew got me a cake", "age", "55"),
+    ("I celebrated my forty-fifth birthday at school", "age", "45"),
+    ("I celebrated my sixtieth with the family", "age", "60"),
+    ("sweet sixteen last saturday!! my friends bought cake", "age", "16"),
+    ("Half a century today! Big party", "age", "50"),
+    ("47 years on this earth and I still can't park", "age", "47"),
+    ("Seventy-three years young, as my wife likes to say", "age", "seventy three"),
+    ("Forty-five candles on the cake last weekend", "age", "forty five"),
+    ("Just hit 42 and my coworkers decorated the break room", "age", "42"),
+    ("just turn 31 last week, mi friends dem surprise mi", "age", "31"),
+    ("I 64 this year, can get senior citizen discount", "age", "64"),
+    # a marriage by its wedding, its years, a spouse's death; single or engaged in chat's words
+    ("Mary And I Said I Do In 1963 At The Little White Church", "relationship", "married"),
+    ("Been hitched to Marlene since '76", "relationship", "married"),
+    ("Linda and I celebrate 50 years of marriage this October.", "relationship", "married"),
+    ("my bride of 43 years still beats me at cribbage", "relationship", "married"),
+    ("been Mrs. Campbell for 25 years now and he still brings me flowers", "relationship", "married"),
+    ("My Wife Margaret Passed Away Three Years Ago This Spring.", "relationship", "widowed"),
+    ("my husband passed four winters ago", "relationship", "widowed"),
+    ("nah no girlfriend, just me and my dog", "relationship", "single"),
+    ("single af and honestly kinda loving it", "relationship", "single"),
+    ("my girl said YES!! wedding is next june", "relationship", "engaged"),
 ]
 ELEVENTH_NOT_READ = [
     ("sold my golf clubs on ebay", "car"),
     ("Married? Nah.", "relationship"),
     ("Car? No.", "car"),
+    ("Tim's double double at every stop, can't drive without one", "car"),  # a coffee, not no car
+    ("I do not drive to work, I cycle", "car"),
+    ("we celebrated our 12th anniversary", "age"),
+    ("her sweet sixteen is next week", "age"),
+    ("celebrating my daughter's 5th birthday", "age"),
+    ("I just hit 100 followers", "age"),
+    ("my parents celebrate 50 years of marriage", "relationship"),
+    ("the bride said i do", "relationship"),
+]
+# a partner who passed an exam is no widowhood (the hint of a partner stays)
+PASSED_NOT_DIED = [
+    ("my husband passed the exam", "husband"),
+    ("my wife Jane passed her driving test", "wife"),
 ]
 ELEVENTH_PAIRS = [
     ("I drive a Honda Civic.", "I sold my honda civic last week.", VERDICT_CHANGE),
@@ -740,6 +776,12 @@ def test_values_are_read_where_they_stand(text: str, slot: str, value: str | Non
     assert detect_slot(text) == slot, find_slots(text)
     if value is not None:
         assert slot_value(text, slot) == value
+
+
+@pytest.mark.parametrize(("text", "hint"), PASSED_NOT_DIED)
+def test_passing_an_exam_is_no_death(text: str, hint: str) -> None:
+    found = [m for m in find_slots(text) if m.slot == "relationship"]
+    assert [(m.value, m.hint) for m in found] == [(hint, True)]
 
 
 @pytest.mark.parametrize(("text", "slot"), LATER_NOT_READ)
