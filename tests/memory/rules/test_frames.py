@@ -173,6 +173,8 @@ SAME = [
     ("After work I drink San Miguel with my neighbor.", "Craft beer on Fridays with the design crew."),
 ]
 APART = [
+    ("we have twin boys who just turned 5", "My twin sister lives two blocks away"),  # "twin" says which
+    ("three kids under eight, send help", "our daughter is our one and only"),  # three is not one
     ("I have a dog.", "I have a cat."),  # two pets
     ("I eat fish on Fridays.", "I like to fish."),  # one word, two verbs
     ("I have a dog.", "I love dogs."),  # owning is not liking
