@@ -38,11 +38,13 @@ from bench.datasets import data_file
 from bench.invented_pairs import HELDOUT_FACTS, load_facts, single_valued
 from bot.memory.rules.slot_vectors import (
     CLASSES,
+    DEED_THRESHOLD,
     LIKELY_THRESHOLD,
     OTHER,
     PLACE_THRESHOLD,
     WEIGHTS_FILE,
     is_home_by_place,
+    is_job_by_deed,
 )
 
 # Dialogue NLI relation -> our topic (bench/data/README.md describes the relations)
@@ -232,6 +234,23 @@ def place_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> str:
             + "; ".join(cells))
 
 
+def deed_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> str:
+    """What naming a job by its work adds (slot_vectors.is_job_by_deed), out of fold: jobs read
+    that the classifier alone missed, and sentences wrongly called a job, at DEED_THRESHOLD and
+    beside it."""
+    job, other = CLASSES.index("job"), CLASSES.index(OTHER)
+    named = (probs.argmax(axis=1) != other) & (probs.max(axis=1) >= THRESHOLD)
+    missed = (y == job) & ~(named & (probs.argmax(axis=1) == job))
+    cells = []
+    for t in sorted({0.2, 0.3, 0.4, DEED_THRESHOLD}):
+        added = np.array([not named[i] and is_job_by_deed(probs[i], CLASSES, text, threshold=t)
+                          for i, text in enumerate(texts)])
+        cells.append(f"p >= {t}: +{int((added & missed).sum())} / -{int((added & (y != job)).sum())}")
+    return (f"jobs by their work (out of fold; the product uses p >= {DEED_THRESHOLD}), of the "
+            f"{int(missed.sum())} jobs the classifier alone missed, read / other sentences called a job: "
+            + "; ".join(cells))
+
+
 def likely_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> list[str]:
     """What a likely topic (slot_vectors.likely_slot, compared only with stored facts of that
     topic) adds, out of fold, per topic: of the sentences of that topic neither the rules nor the
@@ -285,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
           f"recall {mean['recall']:.3f} (at p >= {THRESHOLD}), other sentences given a topic {mean['other_named']:.3f}")
     probs = out_of_fold(x, y, groups)
     print(place_report(texts, y, probs))
+    print(deed_report(texts, y, probs))
     print(f"likely topics beside a stored fact of that topic (out of fold; the product uses p >= {LIKELY_THRESHOLD}):")
     print("\n".join(likely_report(texts, y, probs)))
     for name, rates in pair_report(texts, probs, THRESHOLD).items():

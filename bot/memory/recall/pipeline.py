@@ -551,9 +551,13 @@ def assemble(
             cosines = [vector[j] for j in members if j in vector]
             best_keyword = max(keyword.get(j, 0.0) for j in members)
             olds = tuple(sorted(j for j in members if j != i)) if end == i else ()
+            # a word lent by a member of another topic lends that topic too ("how old am I?"
+            # matched "my old VW Polo" only by "old": the sale that put it in question is no age)
+            other = any(j in elsewhere for j in members)
         else:  # no settled changes among the candidates (the usual case)
             cosines = [vector[i]] if i in vector else []
             best_keyword, olds = keyword.get(i, 0.0), ()
+            other = i in elsewhere
         items.append(RecalledMemory(
             id=i, text=row.text, status=row.status,
             valid_from=row.valid_from, valid_until=row.valid_until,  # type: ignore[arg-type]
@@ -562,7 +566,7 @@ def assemble(
             cosine=float(max(cosines)) if cosines else None,
             relevance=float(parts[i].relevance),
             successor_of=olds,
-            topic="asked" if i in topic else "other" if i in elsewhere else "",
+            topic="asked" if i in topic else "other" if other else "",
         ))
     return Recalled(
         text=ctx.text,

@@ -18,7 +18,9 @@ trip, no past, no wish), and the classifier ranks residence first of the topics 
 PLACE_THRESHOLD. Out of fold over the training sentences (`python -m bench.slot_vectors`),
 that read 94 more of the 239 homes the classifier alone missed and called 3 other sentences a
 home, at 0.50 (cities whose name is also a word or a first name count here: the classifier has
-to agree).
+to agree). A job told only through the working day ("hanging IV bags and passing meds til 7am")
+is the next: a phrase of a profession's work (bot/memory/rules/deeds.json) and the classifier
+ranking job first (is_job_by_deed).
 """
 
 from __future__ import annotations
@@ -32,14 +34,18 @@ import numpy as np
 
 from bot.memory.rules.conflict import own_present
 from bot.memory.rules.places import place_in
+from bot.memory.rules.slots import deed_professions
 
-__all__ = ["CLASSES", "LIKELY_THRESHOLD", "LIKELY_TOPICS", "OTHER", "PLACE_THRESHOLD", "WEIGHTS_FILE", "is_home_by_place",
-           "likely_slot", "vector_slot"]
+__all__ = ["CLASSES", "DEED_THRESHOLD", "LIKELY_THRESHOLD", "LIKELY_TOPICS", "OTHER", "PLACE_THRESHOLD", "WEIGHTS_FILE",
+           "is_home_by_place", "is_job_by_deed", "likely_slot", "vector_slot"]
 
 OTHER = "other"
 CLASSES: tuple[str, ...] = ("job", "residence", "relationship", "car", "age", "diet", OTHER)
 WEIGHTS_FILE = Path(__file__).with_name("slot_vectors.json")
 PLACE_THRESHOLD = 0.5
+# a job told by its work (is_job_by_deed): out of fold over the training sentences (`python -m
+# bench.slot_vectors`), see the figures beside DEED_THRESHOLD in the README
+DEED_THRESHOLD = 0.3
 # A topic the classifier finds likely but not sure (cross-validated, `python -m bench.slot_vectors`):
 # it is compared only with stored facts of that very topic (conflict.assess), never stored. Only
 # for the topics where, out of fold, it reads more sentences of the topic than it mistakes others
@@ -120,7 +126,22 @@ def vector_slot(vector: np.ndarray | None, text: str | None = None) -> str | Non
         return classes[best] if text is None or own_present(text, classes[best]) else None
     if text is not None and is_home_by_place(probs, classes, text):
         return "residence"
+    if text is not None and is_job_by_deed(probs, classes, text):
+        return "job"
     return None
+
+
+def is_job_by_deed(probs: np.ndarray, classes: tuple[str, ...], text: str, threshold: float = DEED_THRESHOLD) -> bool:
+    """Whether a text the classifier is unsure of tells the speaker's job by its work: job ranked
+    first of the topics with p >= DEED_THRESHOLD, a phrase of a profession's everyday work named
+    (slots.deed_professions: "hanging IV bags and passing meds til 7am"), about the speaker's own
+    present (conflict.own_present: not "my sister passes meds all night")."""
+    if "job" not in classes:
+        return False
+    job = classes.index("job")
+    topics = [i for i, name in enumerate(classes) if name != OTHER]
+    return (max(topics, key=lambda i: float(probs[i])) == job and float(probs[job]) >= threshold
+            and bool(deed_professions(text)) and own_present(text, "job"))
 
 
 def is_home_by_place(probs: np.ndarray, classes: tuple[str, ...], text: str, threshold: float = PLACE_THRESHOLD) -> bool:

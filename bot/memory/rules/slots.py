@@ -1696,15 +1696,55 @@ def same_profession(a: str | None, b: str | None) -> bool:
     return head is not None and head == _job_head(canonical_value("job", b))
 
 
-def profession_words(value: str) -> frozenset[str]:
-    """The words of a job value that name a profession, abbreviations as their word ("rn at a
-    children hospital" -> {"nurse"}; "auto mechanic at a dealership" -> {"mechanic"})."""
-    out = {job for pattern, job in _DEEDS if pattern.search(value)}
+def _deeds_table() -> tuple[re.Pattern[str] | None, tuple[tuple[re.Pattern[str], str], ...]]:
+    """deeds.json beside this file (phrases that tell a profession through its everyday work,
+    written from general knowledge by a helper blind to the code and data): one pattern that
+    finds any of them, and one per profession. Empty if unreadable."""
+    try:
+        found = json.loads(Path(__file__).with_name("deeds.json").read_text(encoding="utf-8"))
+        table = found["professions"]
+        per = tuple(
+            (re.compile(r"\b(?:" + "|".join(f"(?:{p})" for p in phrases) + r")\b"), " ".join(job.replace("-", " ").split()))
+            for job, phrases in table.items() if phrases
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, re.error):
+        return None, ()
+    if not per:
+        return None, ()
+    return re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in per)), per
+
+
+_ANY_DEED, _TABLE_DEEDS = _deeds_table()
+
+
+def deed_professions(text: str) -> frozenset[str]:
+    """The professions a text tells by their work ("hanging IV bags and passing meds til 7am"
+    -> {"nurse"}), by the hand-written patterns above and deeds.json; in normalised text."""
+    norm = normalise(text)
+    out = {job for pattern, job in _DEEDS if pattern.search(norm)}
+    if _ANY_DEED is not None and _ANY_DEED.search(norm):
+        out.update(job for pattern, job in _TABLE_DEEDS if pattern.search(norm))
+    return frozenset(out)
+
+
+def _title_words(value: str) -> frozenset[str]:
+    out = set()
     for word in value.split():
         word = _JOB_SYNONYMS.get(word, word)
         if is_profession(word):
             found = lemma(word)
             out.add(_JOB_SYNONYMS.get(found, found))
+    return frozenset(out)
+
+
+def profession_words(value: str) -> frozenset[str]:
+    """The words of a job value that name a profession, abbreviations as their word ("rn at a
+    children hospital" -> {"nurse"}; "auto mechanic at a dealership" -> {"mechanic"}); a
+    profession told by its work as the words its title gives ("hauled a load" -> {"driver"}, as
+    "truck driver" does)."""
+    out = set(_title_words(value))
+    for job in deed_professions(value):
+        out.update(_title_words(job) or {job})
     return frozenset(out)
 
 

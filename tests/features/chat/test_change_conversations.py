@@ -298,3 +298,16 @@ async def test_a_pending_question_shows_the_newer_fact_beside_the_older(core) ->
     await talk.press(question, "Mark older as past")
     answer = bullet_lines((await talk.say("what do I drive?")).text)
     assert answer == ["• we sold the polo, bikes only now"]
+
+
+async def test_a_word_lent_by_a_pending_question_lends_its_topic_too(core) -> None:
+    """Seen in the terminal: "how old am I?" answered "• we sold the polo, bikes only now" first:
+    the question's "old" matched "I drive an old VW Polo", whose pending question lent its word to
+    the sale. A word of another topic is no answer to an age, lent or not."""
+    talk = Talk(core)
+    await talk.say("remember: I drive an old VW Polo")
+    question = await talk.say("remember: we sold the polo, bikes only now")
+    assert "Mark older as past (recommended)" in labels(question)
+    await talk.say("remember: just had my 42nd, the crew got me a cake")
+    answer = bullet_lines((await talk.say("how old am I?")).text)
+    assert answer == ["• just had my 42nd, the crew got me a cake"]

@@ -1,0 +1,75 @@
+"""A job told by its everyday work (bot/memory/rules/deeds.json, slots.deed_professions) and as
+the job's topic beside the classifier (slot_vectors.is_job_by_deed): tables of sentences written
+for these tests (tenth pass on issue 15)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bot.memory.rules import slot_vectors
+from bot.memory.rules.conflict import VERDICT_CHANGE, VERDICT_SAME, Fact, assess
+from bot.memory.rules.slots import deed_professions, detect_slot
+
+TOLD_BY_WORK = [
+    ("three twelves on the med-surg floor, hanging IV bags and passing meds til 7am", "nurse"),
+    ("pulled like 300 shots this morning, my wrists hate that espresso machine", "barista"),
+    ("three clogged mainlines and a busted water heater before lunch", "plumber"),
+    ("spent the morning in depositions and the afternoon drafting a motion to dismiss", "lawyer"),
+    ("lesson planning on a sunday night again", "teacher"),
+    ("I pull wire and fix breaker panels for a living", "electrician"),
+]
+NOT_WORK = [
+    "I cooked dinner for the kids",
+    "my daughter is learning to code",
+    "I took my son to the hospital",
+    "I love gardening on weekends",
+    "I painted the living room",
+    "we went fishing on holiday",
+    "i help my kids with homework",
+]
+
+
+@pytest.mark.parametrize(("text", "job"), TOLD_BY_WORK)
+def test_a_profession_told_by_its_work(text: str, job: str) -> None:
+    assert job in deed_professions(text)
+
+
+@pytest.mark.parametrize("text", NOT_WORK)
+def test_everyday_life_tells_no_profession(text: str) -> None:
+    assert deed_professions(text) == frozenset()
+
+
+def probs(job: float, residence: float = 0.0) -> np.ndarray:
+    out = np.zeros(len(slot_vectors.CLASSES))
+    out[slot_vectors.CLASSES.index("job")] = job
+    out[slot_vectors.CLASSES.index("residence")] = residence
+    out[slot_vectors.CLASSES.index(slot_vectors.OTHER)] = 1.0 - job - residence
+    return out
+
+
+JOBS = [
+    ("hanging IV bags and passing meds til 7am", (0.35, 0.0), True),
+    ("hanging IV bags and passing meds til 7am", (0.1, 0.0), False),  # the classifier disagrees
+    ("hanging IV bags and passing meds til 7am", (0.35, 0.5), False),  # a home ranks first
+    ("long night, feet are killing me", (0.6, 0.0), False),  # no work named (the classifier alone decides above its threshold)
+    ("my sister is passing meds on the night shift again", (0.6, 0.0), False),  # someone else's job
+]
+
+
+@pytest.mark.parametrize(("text", "sure", "job"), JOBS)
+def test_a_job_told_by_its_work_names_the_topic(text: str, sure: tuple[float, float], job: bool) -> None:
+    assert slot_vectors.is_job_by_deed(probs(*sure), slot_vectors.CLASSES, text) is job
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # one profession told by its title and by its work: Keep both; another's work: a change
+    ("I'm a nurse at the county hospital.", "hanging IV bags and passing meds til 7am again", VERDICT_SAME),
+    ("I'm a plumber.", "hanging IV bags and passing meds til 7am again", VERDICT_CHANGE),
+    ("three clogged mainlines before lunch, pipes all day", "I work as a plumber", VERDICT_SAME),
+    ("pulled like 300 shots this morning, my wrists hate that espresso machine",
+     "three twelves on the med-surg floor, hanging IV bags", VERDICT_CHANGE),
+])
+def test_the_work_decides_the_verdict(old: str, new: str, expected: str) -> None:
+    result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old) or "job")], new_slot=detect_slot(new) or "job")
+    assert result.nominations and result.nominations[0].verdict == expected, result
