@@ -785,7 +785,15 @@ def _topic_words(profile: _Profile, slot: str) -> frozenset[str]:
     years young" against "im 24")."""
     if slot in NUMERIC_SLOTS and profile.numbers:
         return profile.numbers
-    return profile.content - _SLOT_WORDS
+    return profile.content - _SLOT_WORDS - _NO_VALUE_WORDS
+
+
+# words of when and how much that two facts share without sharing a value: "forklift from 10pm to
+# 6:30am" and "a code at 2pm" meet only in "pm", "school run" and "parcel runs" in "run"
+_NO_VALUE_WORDS = frozenset(
+    "am pm today tonight tomorrow yesterday morning evening night day week weekend month year hour minute time "
+    "lol tbh haha omg full half run again still".split()
+)
 
 
 def nomination_rule(new_text: str, old: Fact) -> str | None:

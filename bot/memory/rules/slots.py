@@ -1680,7 +1680,8 @@ _DEEDS = tuple((re.compile(pattern), job) for pattern, job in (
     (r"\b(?:milking|calving|the herd|planting (?:corn|wheat|beans|soy))\b", "farmer"),
     (r"\b(?:doing hair|cuts and colou?rs?|(?:a|my) (?:cut|colou?r) and blow ?dry)\b", "hairdresser"),
     # (not "software": a software engineer writing code for a bank has moved from the startup)
-    (r"\b(?:writ(?:e|es|ing) (?:\w+ )?code|cod(?:e|es|ing) (?:for|at|in)|build(?:s|ing)? (?:\w+ )?apps)\b",
+    # (not "a code at 2pm": a hospital's)
+    (r"\b(?:writ(?:e|es|ing) (?:\w+ )?code|coding (?:for|at|in)|i code (?:for|at|in)|build(?:s|ing)? (?:\w+ )?apps)\b",
      "developer"),
 ))
 

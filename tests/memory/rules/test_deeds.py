@@ -27,6 +27,7 @@ NOT_WORK = [
     "I painted the living room",
     "we went fishing on holiday",
     "i help my kids with homework",
+    "Six patients on the ward today and a code at 2pm.",  # a hospital's code, no developer's
 ]
 
 
@@ -63,6 +64,11 @@ def test_a_job_told_by_its_work_names_the_topic(text: str, sure: tuple[float, fl
 
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
+    # the hours and the runs of two days name no job: "10pm" and "2pm" are no shared value
+    ("forklift from 10pm to 6:30am moving pallets around the distribution center",
+     "Six patients on the ward today and a code at 2pm.", VERDICT_CHANGE),
+    ("home with the kids full time, school run, washing, snacks, repeat",
+     "doing parcel runs for a courier, 140 drops a day in the van", VERDICT_CHANGE),
     # one profession told by its title and by its work: Keep both; another's work: a change
     ("I'm a nurse at the county hospital.", "hanging IV bags and passing meds til 7am again", VERDICT_SAME),
     ("I'm a plumber.", "hanging IV bags and passing meds til 7am again", VERDICT_CHANGE),
