@@ -498,7 +498,7 @@ _BIG = (r"(?:\bi (?:just )?(?:hit|turned|reached|am turning|am hitting|will be) 
 _BIG_AFTER = r"\b"  # the number's end
 # died, not passed an exam: "my husband passed away", "passed four years ago", "passed in 2019"
 _PASSED = (r"(?:passed away|passed on|died|passed(?=$|[,.!;]| (?:last|in|recently|suddenly|peacefully|ago|"
-           r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|several) \w+ ago)\b))")
+           r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|several) \w+ (?:ago|back))\b))")
 _TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _UNIT_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 _ORDINAL = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) (?:first|second|third|fourth|fifth|"
@@ -1023,8 +1023,8 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "age": SlotRule(
         patterns=(
-            rf"\bi (?:am|turned|just turned|just turn|just hit|will be|will turn|am turning|have turned|recently "
-            rf"turned|celebrated) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
+            rf"\bi (?:am|turned|just turned|just turn|will be|will turn|am turning|have turned|recently "
+            rf"turned) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
             rf"(?P<value>{NUM})(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years| yrs)?"
             rf"(?=$|[,!?;]| (?:and|but|now|today|yesterday|this|next|soon|so|as|since|last|on|in|"
             rf"at|with|going|turning|myself|already|too|lol|haha|though|recently)\b)",
@@ -1049,6 +1049,10 @@ SLOTS: dict[str, SlotRule] = {
             (r"(?:^|\bmy )sweet (?:16|sixteen)\b", "16"),
             (r"(?:^|\bi am |\bi turned |\bturned |\bhit )half a century\b", "50"),
             rf"(?:^|\bi am )(?P<value>{NUM}) years? (?:young|on this earth|on this planet|of age)\b",
+            # a birthday hit or celebrated: "just hit 42 and ...", "i celebrated 60 last week" (not
+            # "my husband and i just hit ten years": a marriage's years)
+            rf"\bi (?:just hit|hit|celebrated|just turn) (?P<value>{NUM})(?: (?:years? old|yo))?"
+            rf"(?=$|[,.!?;]| (?:and|but|today|yesterday|last|this|on|in|already|lol|haha)\b)",
             # a learner's way: "I 64 this year"
             rf"\bi (?P<value>{NUM}) (?:this year|years old|now)\b",
             r"\bi am in my (?P<value>(?:early |mid |late )?(?:twenties|thirties|forties|fifties|"

@@ -730,6 +730,7 @@ ELEVENTH_READ = [
     ("been Mrs. Campbell for 25 years now and he still brings me flowers", "relationship", "married"),
     ("My Wife Margaret Passed Away Three Years Ago This Spring.", "relationship", "widowed"),
     ("my husband passed four winters ago", "relationship", "widowed"),
+    ("my wife passed three years back, miss her every day", "relationship", "widowed"),
     ("nah no girlfriend, just me and my dog", "relationship", "single"),
     ("single af and honestly kinda loving it", "relationship", "single"),
     ("my girl said YES!! wedding is next june", "relationship", "engaged"),
@@ -746,6 +747,7 @@ ELEVENTH_NOT_READ = [
     ("I just hit 100 followers", "age"),
     ("my parents celebrate 50 years of marriage", "relationship"),
     ("the bride said i do", "relationship"),
+    ("my husband and i just hit ten years", "age"),  # a marriage's years
 ]
 # a partner who passed an exam is no widowhood (the hint of a partner stays)
 PASSED_NOT_DIED = [
