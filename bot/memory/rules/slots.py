@@ -403,6 +403,9 @@ _JOB_VALUES: tuple[tuple[str, str], ...] = (
     # the work said as a verb is its profession: "I teach at a high school"
     (r"^(?:teach|teaching)$", "teacher"),
     (r"^nursing$", "nurse"),
+    # a pensioner, a retiree and an OAP are retired (one value: "I'm a pensioner now" after
+    # "retired after 35 years at the post office" is the same)
+    (r"^(?:retired|pensioner|retiree|oap|senior citizen|on (?:a|my|the) pension)$", "retired"),
 )
 # Diets as compared: "veggie", "vegetarian" and "I do not eat meat" are one diet.
 _DIET_VALUES: tuple[tuple[str, str], ...] = (
@@ -569,6 +572,10 @@ SLOTS: dict[str, SlotRule] = {
             (r"\b(?:before|until|till|til|then) (?:i )?(?:retiring|retired|i retired)\b(?! (?:to|from|in)\b)",
              "retired"),
             (rf"{S}{A}(?:am |am now )?(?:retird|retierd|retiered|retyred)\b", "retired"),
+            # one's retirement said as one's life now: "Retirement suits me fine", "loving retirement"
+            (r"(?:^|, |\band |\bbut )(?:retirement|retired life) (?:suits|agrees with|is treating|has been good to) me\b",
+             "retired"),
+            (rf"{S}{A}(?:am )?(?:loving|enjoying) (?:my )?retirement\b", "retired"),
             # a student by their year or their major: "junior at georgia tech", "majoring in
             # history", "second year at uni studying law"
             (r"(?:^|\bi am (?:a |an )?|, )(?:(?:college|university|uni) )?(?:freshman|sophomore|junior|"
@@ -861,6 +868,10 @@ SLOTS: dict[str, SlotRule] = {
             # Marlene since '76", "50 years of marriage", "my bride of 43 years", "been Mrs.
             # Campbell for 25 years"
             (r"(?:^|\band i |\bwe )(?:finally |officially )?said (?:our )?i dos?\b", "married"),
+            (r"(?:^|\band i |\bwe )(?:finally |officially )?exchanged (?:our )?vows\b", "married"),
+            # alone by choice: "Been solo two years now", "solo these days"
+            (r"(?:^|\bi am |\bi have |, )(?:been |going |flying )?solo (?:for (?:\w+ )?(?:years?|months?|a while|now)|"
+             r"these days|for now|(?:\w+ )?(?:years?|months?) now|and (?:happy|fine|loving it))\b", "single"),
             (r"(?:^|\bi |\bwe |\band i )(?:have |are |am )?(?:been |got |just got |finally got )hitched\b", "married"),
             (r"(?:^|\band i |\bwe )(?:\w+ ){0,2}(?:\d+|" + NUM + r") years of (?:marriage|married life|wedded bliss)\b",
              "married"),
@@ -1526,6 +1537,7 @@ _SPELLING = {
     "vegitarien": "vegetarian", "vegetarien": "vegetarian", "retird": "retired", "retierd": "retired",
     "retiered": "retired", "retyred": "retired", "unemployeed": "unemployed", "umemployed": "unemployed",
     "boyfreind": "boyfriend", "girlfreind": "girlfriend", "husbend": "husband", "wif": "wife",
+    "retirment": "retirement", "retiremnt": "retirement", "boyfrend": "boyfriend", "girlfrend": "girlfriend",
 }
 _SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
 
@@ -1603,7 +1615,7 @@ def _rule_of(slot: str) -> SlotRule | None:
 
 # a status said without a pattern's shape, for a topic only the vectors named ("flying solo
 # these days", "the missus and i been hitched since 1980"): the unanchored rows of the table
-_IMPLIED_SINGLE = (r"\b(?:single|no (?:boyfriend|girlfriend|partner|one special)|not (?:seeing|dating) "
+_IMPLIED_SINGLE = (r"\b(?:single|been solo|solo these days|no (?:boyfriend|girlfriend|partner|one special)|not (?:seeing|dating) "
                    r"(?:anyone|anybody|someone)|flying solo)\b", "single")
 _IMPLIED: dict[str, tuple[tuple[str, str], ...]] = {
     "relationship": (_IMPLIED_SINGLE, *(row for row in _RELATIONSHIP_VALUES if not row[0].startswith("^"))),

@@ -734,6 +734,10 @@ ELEVENTH_READ = [
     ("nah no girlfriend, just me and my dog", "relationship", "single"),
     ("single af and honestly kinda loving it", "relationship", "single"),
     ("my girl said YES!! wedding is next june", "relationship", "engaged"),
+    ("My partner and I exchanged vows at City Hall in 2014", "relationship", "married"),
+    ("Dating apps are a joke. Been solo two years now and I'm fine with it.", "relationship", "single"),
+    ("Forty years on the buses and now a lie-in every day. Retirement suits me down to the ground.", "job", "retired"),
+    ("31 years at the district office, hung it up last spring. Retirment suits me fine.", "job", "retired"),
 ]
 ELEVENTH_NOT_READ = [
     ("sold my golf clubs on ebay", "car"),
@@ -748,6 +752,7 @@ ELEVENTH_NOT_READ = [
     ("my parents celebrate 50 years of marriage", "relationship"),
     ("the bride said i do", "relationship"),
     ("my husband and i just hit ten years", "age"),  # a marriage's years
+    ("my sister is solo travelling for months", "relationship"),
 ]
 # a partner who passed an exam is no widowhood (the hint of a partner stays)
 PASSED_NOT_DIED = [
@@ -759,6 +764,7 @@ ELEVENTH_PAIRS = [
     ("I drive an old VW Polo.", "we sold the polo, bikes only now", VERDICT_CHANGE),
     ("I drive a Golf GTI.", "my vw is in the garage again", VERDICT_SAME),
     ("I'm married.", "Married? No wait. I'm actually divorced since last spring.", VERDICT_CHANGE),
+    ("Retired after 35 years at the post office.", "Aye, I'm a pensioner now, eleven years since I left", VERDICT_SAME),
     ("I'm single.", "Married? No. Single.", VERDICT_SAME),
 ]
 
