@@ -28,6 +28,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -217,38 +218,33 @@ def pair_report(texts: list[str], probs: np.ndarray, threshold: float) -> dict[s
     return out
 
 
-def place_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> str:
-    """What naming a home by its city adds (slot_vectors.is_home_by_place), out of fold: homes
-    read that the classifier alone missed, and sentences wrongly called a home; at the product's
-    PLACE_THRESHOLD and beside it."""
-    home, other = CLASSES.index("residence"), CLASSES.index(OTHER)
+def _second_reading_report(texts: list[str], y: np.ndarray, probs: np.ndarray, topic: str, reads: Callable[..., bool],
+                           thresholds: set[float], product: float, what: str) -> str:
+    """What a second reading of a topic adds beside the classifier (`reads`: is_home_by_place,
+    is_job_by_deed), out of fold: sentences of the topic the classifier alone missed that it
+    reads, and other sentences it calls the topic, at the product's threshold and beside it."""
+    k, other = CLASSES.index(topic), CLASSES.index(OTHER)
     named = (probs.argmax(axis=1) != other) & (probs.max(axis=1) >= THRESHOLD)
-    missed = (y == home) & ~(named & (probs.argmax(axis=1) == home))
+    missed = (y == k) & ~(named & (probs.argmax(axis=1) == k))
     cells = []
-    for t in sorted({0.3, 0.4, PLACE_THRESHOLD}):
-        added = np.array([not named[i] and is_home_by_place(probs[i], CLASSES, text, threshold=t)
+    for t in sorted(thresholds | {product}):
+        added = np.array([not named[i] and reads(probs[i], CLASSES, text, threshold=t)
                           for i, text in enumerate(texts)])
-        cells.append(f"p >= {t}: +{int((added & missed).sum())} / -{int((added & (y != home)).sum())}")
-    return (f"homes by their city (out of fold; the product uses p >= {PLACE_THRESHOLD}), of the "
-            f"{int(missed.sum())} homes the classifier alone missed, read / other sentences called a home: "
-            + "; ".join(cells))
+        cells.append(f"p >= {t}: +{int((added & missed).sum())} / -{int((added & (y != k)).sum())}")
+    return (f"{what}s (out of fold; the product uses p >= {product}), of the {int(missed.sum())} "
+            f"{topic} sentences the classifier alone missed, read / other sentences taken for one: " + "; ".join(cells))
+
+
+def place_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> str:
+    """Homes by their city (slot_vectors.is_home_by_place)."""
+    return _second_reading_report(texts, y, probs, "residence", is_home_by_place, {0.3, 0.4}, PLACE_THRESHOLD,
+                                  "homes by their city")
 
 
 def deed_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> str:
-    """What naming a job by its work adds (slot_vectors.is_job_by_deed), out of fold: jobs read
-    that the classifier alone missed, and sentences wrongly called a job, at DEED_THRESHOLD and
-    beside it."""
-    job, other = CLASSES.index("job"), CLASSES.index(OTHER)
-    named = (probs.argmax(axis=1) != other) & (probs.max(axis=1) >= THRESHOLD)
-    missed = (y == job) & ~(named & (probs.argmax(axis=1) == job))
-    cells = []
-    for t in sorted({0.2, 0.3, 0.4, DEED_THRESHOLD}):
-        added = np.array([not named[i] and is_job_by_deed(probs[i], CLASSES, text, threshold=t)
-                          for i, text in enumerate(texts)])
-        cells.append(f"p >= {t}: +{int((added & missed).sum())} / -{int((added & (y != job)).sum())}")
-    return (f"jobs by their work (out of fold; the product uses p >= {DEED_THRESHOLD}), of the "
-            f"{int(missed.sum())} jobs the classifier alone missed, read / other sentences called a job: "
-            + "; ".join(cells))
+    """Jobs by their work (slot_vectors.is_job_by_deed)."""
+    return _second_reading_report(texts, y, probs, "job", is_job_by_deed, {0.2, 0.3, 0.4}, DEED_THRESHOLD,
+                                  "jobs by their work")
 
 
 def likely_report(texts: list[str], y: np.ndarray, probs: np.ndarray) -> list[str]:

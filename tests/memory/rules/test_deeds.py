@@ -4,12 +4,12 @@ for these tests (tenth pass on issue 15)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from bot.memory.rules import slot_vectors
 from bot.memory.rules.conflict import VERDICT_CHANGE, VERDICT_SAME, Fact, assess
 from bot.memory.rules.slots import deed_professions, detect_slot
+from tests.memory.rules.test_places import probs  # class probabilities, the rest on "other"
 
 TOLD_BY_WORK = [
     ("three twelves on the med-surg floor, hanging IV bags and passing meds til 7am", "nurse"),
@@ -41,15 +41,7 @@ def test_everyday_life_tells_no_profession(text: str) -> None:
     assert deed_professions(text) == frozenset()
 
 
-def probs(job: float, residence: float = 0.0) -> np.ndarray:
-    out = np.zeros(len(slot_vectors.CLASSES))
-    out[slot_vectors.CLASSES.index("job")] = job
-    out[slot_vectors.CLASSES.index("residence")] = residence
-    out[slot_vectors.CLASSES.index(slot_vectors.OTHER)] = 1.0 - job - residence
-    return out
-
-
-JOBS = [
+JOBS = [  # (job p, residence p)
     ("hanging IV bags and passing meds til 7am", (0.35, 0.0), True),
     ("hanging IV bags and passing meds til 7am", (0.1, 0.0), False),  # the classifier disagrees
     ("hanging IV bags and passing meds til 7am", (0.35, 0.5), False),  # a home ranks first
@@ -60,7 +52,8 @@ JOBS = [
 
 @pytest.mark.parametrize(("text", "sure", "job"), JOBS)
 def test_a_job_told_by_its_work_names_the_topic(text: str, sure: tuple[float, float], job: bool) -> None:
-    assert slot_vectors.is_job_by_deed(probs(*sure), slot_vectors.CLASSES, text) is job
+    job_p, residence_p = sure
+    assert slot_vectors.is_job_by_deed(probs(residence_p, job_p), slot_vectors.CLASSES, text) is job
 
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
