@@ -358,7 +358,7 @@ def _questioned(s: Session, owner_id: int, rows: dict[int, Row], successors: dic
     question, which shares no word with the question. The newer memory is its topic's would-be
     present value, so it joins the topic like a settled successor (scoring.successor_boost) and
     an answer shows the two side by side. Only read when a candidate is unsure (rare)."""
-    unsure = [mid for mid, row in rows.items() if row.status == "unsure"]
+    unsure = {mid for mid, row in rows.items() if row.status == "unsure"}
     if not unsure:
         return {}
     newer: dict[int, int] = {}
