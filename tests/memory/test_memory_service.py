@@ -305,11 +305,22 @@ async def test_an_old_memory_changed_elsewhere_meanwhile_is_not_overwritten(memo
     ("huge bookworm here, always have a novel going", "i read like two books a week"),
     ("i have a golden retriever", "my black lab is my best friend"),
     ("two border collies help me work the cattle", "i have a dachshund named pickles"),  # "collies"
+    # a drink by its brand or blend, a breed by its slang: the words hold no kind, the frame does
+    ("Heineken with the lads on a friday", "a cold beer after my shift, always"),
+    ("masala chai twice a day, strong", "Earl Grey with a splash of milk at four"),
+    ("Earl Grey with a splash of milk at four", "masala chai twice a day, strong"),
+    ("our old mutt Rufus hogs the couch", "my pit mix snores louder than my husband"),
+    # a message to the bot that opens with what it says to the bot
+    ("i have a springer spaniel", "remember I got a blue heeler called Ned"),
+    ("You should know I have a basset hound, Droopy.", "our terrier Max chews every shoe"),
 ])
 async def test_the_same_drink_pastime_or_pet_is_found_though_no_word_is_shared(memory, old, new):
     """Read from the sixth and seventh persona sets (2026-12-03): the frames called these the
     same thing, but the conflict check's keyword search never found the older fact, which
-    shares no word with the new one (an espresso is coffee, a bookworm reads)."""
+    shares no word with the new one (an espresso is coffee, a bookworm reads). The eleventh
+    pass (heldout18/19's misses): a beer by its brand, tea by its blend and a pit mix were read
+    as such by the frames but never searched by their kind; a fact opened with "remember" or
+    "you should know" had no frame at all."""
     o = await owner(memory)
     await memory.remember(o, old)
     second = await memory.remember(o, new)

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import adds_another, frame, kind_words, kinds, same_thing
+from bot.memory.rules.frames import adds_another, frame, frame_words, kind_words, kinds, same_thing
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
@@ -525,6 +525,7 @@ def keywords(text: str) -> frozenset[str]:
     """
     words = content_words(text)
     out: set[str] = set(kind_words(words))  # "a border collie" also finds "two dogs", "a pug"
+    out.update(frame_words(text))  # "Earl Grey every evening" also finds "dhaba chai"
     for word in words:
         out.add(word)
         out.update(_SPELLINGS.get(word, ()))
@@ -590,6 +591,11 @@ def is_candidate(new_text: str, old: Fact) -> bool:
     # the old fact's kinds too: its breed may be written as the search finds it but not as the
     # word lists spell it ("collies", "pit bull")
     if (new_words | kind_words(new_words)) & (old_words | kinds(old_words)):
+        return True
+    # what the frames read: a drink by its brand or blend ("Coors", "Earl Grey"), found by the
+    # search through the words of its kind
+    old_frame = frame(old.text)
+    if old_frame is not None and frame_words(new_text) & old_frame.objects:
         return True
     slot = detect_slot(new_text)
     return slot is not None and slot == _stored_slot(old)

@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.memory.rules.text import STOP_WORDS, content_words, is_typo_of, lemma, normalise, number_values, numbers, tokens
+from bot.memory.rules.text import (
+    STOP_WORDS, content_words, is_typo_of, lemma, normalise, number_values, numbers, tokens, without_lead_in,
+)
 
 __all__ = ["Frame", "adds_another", "frame", "kind_words", "kinds", "same_thing"]
 
@@ -146,6 +148,11 @@ _WORD_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", 
                 **{(a, b): "littleone" for a in ("little", "lil") for b in ("guy", "man", "one", "ones", "fella")},
                 ("raised", "beds"): "garden", ("raised", "bed"): "garden",
                 ("maine", "coon"): "mainecoon", ("maine", "coons"): "mainecoon"}
+# the words a two-word drink or breed is written as ("earlgrey": "earl", "grey")
+_NAME_PARTS = {
+    name: tuple(dict.fromkeys(w for pair, n in _WORD_PAIRS.items() if n == name for w in pair))
+    for name in set(_WORD_PAIRS.values()) if name in _DRINKS or name == "mainecoon"
+}
 # words a chat message may open with before its subject: "btw i knit!", "honestly i run on coffee"
 _OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah yes tbh anyway plus".split())
 _DRINK_KINDS = frozenset(_DRINKS.values())
@@ -200,7 +207,7 @@ class Frame:
 @lru_cache(maxsize=8192)
 def frame(text: str) -> Frame | None:
     """The frame of a first-person statement, or None (another subject, no verb found)."""
-    norm = normalise(text)
+    norm = without_lead_in(normalise(text))
     counted = _counted(norm)
     if counted is not None:
         return counted
@@ -553,6 +560,19 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
     if words & {"hobby", "pastime"}:  # "what are my hobbies?": every pastime, by its thing too
         out |= _EVERY_PASTIME
     return out
+
+
+def frame_words(text: str) -> frozenset[str]:
+    """The words of what a statement's frame names and of its kinds ("Earl Grey every evening"
+    gives "tea", "chai", "matcha", ...; "Coors after shift" gives "beer"), for the search of
+    related facts: the words alone miss a thing said by its brand, its blend or a two-word name,
+    which the frame reads."""
+    found = frame(text)
+    if found is None or not found.objects:
+        return frozenset()
+    words = found.objects | kind_words(found.objects)
+    # a two-word name is stored as two words: "earlgrey" is found as "earl" and "grey"
+    return words | frozenset(part for w in words for part in _NAME_PARTS.get(w, ()))
 
 
 @lru_cache(maxsize=4096)

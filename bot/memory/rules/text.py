@@ -86,6 +86,25 @@ def normalise(text: str) -> str:
     return _SPACES.sub(" ", out).strip()
 
 
+# what a message to the bot may open with before the fact itself: "remember I got a blue
+# heeler", "You should know I have a dachshund", "Please note my son is ...", "fyi: ..."
+_LEAD_IN = re.compile(
+    r"^(?:(?:ok|okay|oh|and|also|btw|hey|so)[ ,]+)*(?:(?:please|pls|can you|could you)[ ,]+)?"
+    r"(?:remember(?! when| the| how| what| to\b)|note(?! to self)|note to self|keep in mind|bear in mind|fyi"
+    r"|for the record|heads up|(?:just )?so you know|for your (?:info|information)"
+    r"|you (?:should|might as well|need to|ought to|gotta|got to|have to) know(?: about)?"
+    r"|i (?:want|wanted) you to know|i should (?:tell you|mention)|let me tell you)"
+    r"(?: (?:that|this))?(?: ?[:,.!-]+ ?| )"
+)
+
+
+def without_lead_in(norm: str) -> str:
+    """A normalised message without what it says to the bot before the fact ("remember that",
+    "you should know", "fyi:"): rules that read a sentence from its start read the fact."""
+    stripped = _LEAD_IN.sub("", norm, count=1)
+    return stripped if stripped.strip() else norm
+
+
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+")
 
 

@@ -72,6 +72,13 @@ FRAMES = [
     ("couple cold ones on the porch after work", Frame("like", frozenset({"beer"}))),
     ("need my kopi-o kosong before I can function", Frame("like", frozenset({"coffee"}))),
     ("A hot cup of Lipton with milk every morning", Frame("like", frozenset({"tea"}))),
+    # what a message says to the bot before the fact (eleventh pass)
+    ("remember I got a blue heeler called Ned", Frame("have", frozenset({"blue", "heeler", "dog"}))),
+    ("You should know I have a basset hound.", Frame("have", frozenset({"basset", "hound", "dog"}))),
+    ("please note my daughter is starting uni in york", Frame("have", frozenset({"daughter"}))),
+    ("fyi: I knit", Frame("knit", frozenset())),
+    ("remember when I had a cat?", None),  # a question about the past, no statement
+    ("remember to feed the dog", None),  # an errand, not a fact
 ]
 
 
