@@ -32,7 +32,7 @@ from pathlib import Path
 
 from bot.memory.rules.places import canonical_place, place_in, places_in
 from bot.memory.rules.regex_gate import may_match, required_literals
-from bot.memory.rules.text import content_words, is_typo_of, lemma, normalise, numbers
+from bot.memory.rules.text import content_words, is_typo_of, lemma, normalise, numbers, without_lead_in
 
 __all__ = [
     "NUMERIC_SLOTS",
@@ -65,6 +65,14 @@ NUM = (
     r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?: (?:one|two|three|"
     r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|(?:a |one )?hundred)"
+)
+# what may follow an age: the end, a mark or an emoji ("just turned 33 🎂"), or a word that goes
+# on about something else ("i'm 29 rn", "im 16 btw", "29 and ...")
+_AGE_AFTER = (
+    r"(?=$|[,!?;\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]| (?:and|but|now|today|yesterday|this|"
+    r"next|soon|so|as|since|last|on|in|at|with|going|turning|myself|already|too|lol|haha|though|tho|"
+    r"recently|rn|btw|fyi|lmao|smh)\b|"
+    r" [\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff])"
 )
 DWELLING = (
     r"(?:house|home|apartment|appartment|flat|condo|condominium|studio|cabin|cottage|bungalow|"
@@ -1035,10 +1043,16 @@ SLOTS: dict[str, SlotRule] = {
     "age": SlotRule(
         patterns=(
             rf"\bi (?:am|turned|just turned|just turn|will be|will turn|am turning|have turned|recently "
-            rf"turned) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
+            rf"turned|became|just became) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
             rf"(?P<value>{NUM})(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years| yrs)?"
-            rf"(?=$|[,!?;]| (?:and|but|now|today|yesterday|this|next|soon|so|as|since|last|on|in|"
-            rf"at|with|going|turning|myself|already|too|lol|haha|though|recently)\b)",
+            rf"{_AGE_AFTER}",
+            # a birthday told after a comma, its subject dropped: "update my age pls, just turned 23"
+            # (not "my son just turned 5": the clause starts at the comma)
+            rf", (?:just |recently )?turned (?P<value>{NUM})(?: (?:years?|yrs?) old| yo| y o)?{_AGE_AFTER}",
+            # what a form or a profile is told: "put me down as 26", "you can put me down as forty-one"
+            rf"\b(?:put|mark|count|list) me down as (?P<value>{NUM})(?: (?:years?|yrs?) old)?{_AGE_AFTER}",
+            # the words turned round: "47 years I am, 25 of them on the road"
+            rf"^(?P<value>{NUM}) (?:years?|yrs?)(?: old)? (?:i am|am i)\b",
             rf"\bi am (?:a|an) (?P<value>{NUM}) (?:years?|yr) old\b",
             # a learner's way to say it: "I have 44 years"
             rf"\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
@@ -1360,13 +1374,19 @@ _DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?(?:been\b|(?:g
 _DROPPED_I = re.compile(
     r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
     r"retired|switched|joined|married|divorced|teach|work|live|drive)\b|^just (?:hit|turn)\b"
+    r"|^am (?!(?:and|or|shifts?|pm)\b)"
 )
 # (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
-_DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:years?|yrs?) old\b)|"
-                          r"^(?:only |just |almost |nearly )?(?=(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|"
-                          r"seventy|eighty|ninety)(?: (?:one|two|three|four|five|six|seven|eight|nine))?)"
-                          r"(?: and\b| but\b|,| as of\b| today\b| now\b| this (?:year|month|week)\b| last (?:year|month|week)\b|"
-                          r" going on\b))")
+_ADULT_AGE = (r"(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+              r"(?: (?:one|two|three|four|five|six|seven|eight|nine))?)")
+_DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:(?:years?|yrs?) old|y o|yo)\b)|"
+                          rf"^(?:only |just |almost |nearly )?(?={_ADULT_AGE}"
+                          r"(?: and\b| but\b|,| as of\b| today\b| yesterday\b| now\b| rn\b| btw\b| tho\b|"
+                          r" this (?:year|month|week)\b| last (?:year|month|week)\b| going on\b|"
+                          r" ?[\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]))")
+# an age alone as a message's first sentence, more following: "29. Still young for kitchen.",
+# "Forty-seven. Knees say seventy."
+_AGE_ALONE = re.compile(rf"(?:only |just |almost |nearly )?{_ADULT_AGE}")
 _BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with |$)")
 # a job said first before a comma, "on", "since" or a number ("Electrician, 15 years", "OTR
 # trucker 18 yrs", "RN on a cardiac floor"): a listed profession only, since what precedes a comma
@@ -1458,12 +1478,29 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
     return sentence
 
 
+def _fact_sentences(norm: str) -> list[tuple[int, str]]:
+    """The sentences of a note without what it says to the bot first ("just so u know, 31 and
+    ..." -> "31 and ..."), an asked field joined to its answer ("age? 34." -> "age 34"), and an
+    age alone as the first of several sentences read as one ("29. Still young for kitchen.")."""
+    out: list[tuple[int, str]] = []
+    for offset, sentence in sentences(norm):
+        sentence = sentence.strip()
+        bare = without_lead_in(sentence)
+        offset += len(sentence) - len(bare)
+        if out and out[-1][1] in ("age", "my age", "how old") and re.match(NUM + r"\b", bare):
+            offset, bare = out.pop()[0], "age " + bare
+        out.append((offset, bare))
+    if len(out) > 1 and _AGE_ALONE.fullmatch(out[0][1]):
+        out[0] = (out[0][0], out[0][1] + " years old")
+    return out
+
+
 @lru_cache(maxsize=16384)
 def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     best: dict[str, SlotMatch] = {}
     priority: dict[str, int] = {}
     trip = bool(_TRIP.search(norm))  # "Paris. Best trip ever." is no home
-    sents = [(offset, _restore_subject(sentence.strip(), trip)) for offset, sentence in sentences(norm)]
+    sents = [(offset, _restore_subject(sentence, trip)) for offset, sentence in _fact_sentences(norm)]
     for order, (name, rule) in enumerate(SLOTS.items()):
         for found in _match_rule(name, rule, norm, sents):
             priority.setdefault(found.slot, order)

@@ -91,9 +91,15 @@ def normalise(text: str) -> str:
 _LEAD_IN = re.compile(
     r"^(?:(?:ok|okay|oh|and|also|btw|hey|so)[ ,]+)*(?:(?:please|pls|can you|could you)[ ,]+)?"
     r"(?:remember(?! when| the| how| what| to\b)|note(?! to self)|note to self|keep in mind|bear in mind|fyi"
-    r"|for the record|heads up|(?:just )?so you know|for your (?:info|information)"
+    r"|for the record|for (?:context|reference|my profile|your records?)|heads up"
+    r"|(?:just )?so (?:you|u|ya) know|for your (?:info|information)"
     r"|you (?:should|might as well|need to|ought to|gotta|got to|have to) know(?: about)?"
-    r"|i (?:want|wanted) you to know|i should (?:tell you|mention)|let me tell you)"
+    r"|i (?:want|wanted) you to know|i should (?:tell you|mention)|let me tell you"
+    # a verb of keeping a record, with what it keeps ("store this:", "jot this down",
+    # "put down that", "add to my profile:"): without one ("write a novel") it is the fact itself
+    r"|(?:kindly )?(?:save|store|record|log|add|write|jot|put)"
+    r"(?=(?: (?:this|that|it|down))+\b| (?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|file)\b)"
+    r"(?: (?:this|it|down|(?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|file)))*)"
     r"(?: (?:that|this))?(?: ?[:,.!-]+ ?| )"
 )
 

@@ -233,6 +233,11 @@ ASKED_NOW = [
     ("i'm a nurse", "I quit nursing, I teach now"),
     ("i work at the post office", "new job at the libary"),
     ("I'm 34", "turned 35 today"),
+    # an age told to the bot in chat's ways (twelfth pass): a lead-in, an emoji, "rn", a form
+    ("I'm 34", "just so u know, turned 35 yesterday 🎂"),
+    ("i am 29 years old", "heads up im 30 rn"),
+    ("Age: 41", "you can put me down as 42 now"),
+    ("I'm 50", "51. Knees say otherwise."),
 ]
 
 

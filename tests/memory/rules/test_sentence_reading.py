@@ -754,6 +754,33 @@ ELEVENTH_NOT_READ = [
     ("my husband and i just hit ten years", "age"),  # a marriage's years
     ("my sister is solo travelling for months", "relationship"),
 ]
+# an age told to the bot, its subject dropped or turned round, an emoji or "rn" after it
+# (read from heldout18/19's misses; sentences written for the test)
+TWELFTH_READ = [
+    ("just so u know, 52 and still climbing ladders", "age", "52"),
+    ("heads up im 33 rn and tired", "age", "33"),
+    ("im 19 btw, so be patient with me", "age", "19"),
+    ("turned 40 yesterday 🎉 the kids made pancakes", "age", "40"),
+    ("fix my age please, just turned 61 🎂", "age", "61"),
+    ("41 yesterday, quiet dinner with the wife", "age", "41"),
+    ("noted? 24 y/o, working nights at the depot", "age", "24"),
+    ("you can put me down as fifty-five", "age", "fifty five"),
+    ("store this: am 46. still no grey hair", "age", "46"),
+    ("Age? 58.", "age", "58"),
+    ("36. Two kids, one dog, no sleep.", "age", "36"),
+    ("Sixty-two. Back says ninety.", "age", "sixty two"),
+    ("How old? Last spring I became 44.", "age", "44"),
+    ("52 years I am, thirty of them at sea", "age", "52"),
+    ("jot this down: I drive a Skoda now", "car", "skoda"),
+]
+TWELFTH_NOT_READ = [
+    ("my son just turned 5, cake everywhere", "age"),
+    ("12. that is how many eggs the hens laid", "age"),
+    ("2. pick up the kids", "age"),
+    ("write a novel someday, that's the dream", "job"),
+    ("put me down as a maybe for saturday", "age"),
+    ("we have 3 kids, 40 chickens", "age"),
+]
 # a partner who passed an exam is no widowhood (the hint of a partner stays)
 PASSED_NOT_DIED = [
     ("my husband passed the exam", "husband"),
@@ -771,8 +798,8 @@ ELEVENTH_PAIRS = [
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
