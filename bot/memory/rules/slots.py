@@ -154,6 +154,11 @@ PARTNER = (
     r"(?:wife|husband|boyfriend|girlfriend|fiance|fiancee|finace|spouse|hubby|bf|gf|partner|"
     r"significant other)"
 )
+# words for people whose partner is not one's own ("my sister husband", "my boss wife")
+_OTHERS_PEOPLE = (r"sons?|daughters?|sisters?|brothers?|sis|bro|mom|mum|mother|dad|father|kids?|cousins?|aunts?|"
+                  r"uncles?|nieces?|nephews?|grand[a-z]+|parents?|in|best|bff|friends?|mates?|colleagues?|"
+                  r"coworkers?|boss|neighbou?rs?|roommates?|flatmates?|buddy|buddies|pal|pals|student|students|"
+                  r"patient|patients|client|clients|customer|customers|first|second|third|new|old|current")
 HAIR_COLOURS = (
     r"(?:(?:dark|light|strawberry|dirty|platinum|jet|bright|natural|ash) )?(?:blonde?|brown|"
     r"black|red|gray|grey|white|auburn|ginger|brunette|silver|pink|blue|green|purple|"
@@ -236,7 +241,7 @@ PROFESSIONS: frozenset[str] = frozenset(
     cop comedian magician dj chauffeur pa secretary teller underwriter webmaster
     dev coder tech technologist exec executive admin cna emt lpn medic temp sommelier
     stylist masseuse masseur doula notary pharmacist seamstress carer nurseryman
-    cpa swe sre dds dvm np crna rt pt ot
+    cpa swe sre dds dvm np crna rt pt ot csr deckhand postdoc
     """.split()
 )
 """A modest general list of common professions (head nouns)."""
@@ -273,6 +278,9 @@ NOT_JOBS: frozenset[str] = frozenset(
     center centre liver tender spider ladder hamster lobster oyster danger thunder
     lavender burner better printer charger cooler freezer blender toaster shoulder ginger
     timber lumber heater boulder sticker poster folder binder marker eraser scooter
+    after over under ever never other another either neither together whatever however whenever
+    wherever rather further later earlier older younger longer shorter bigger smaller harder easier
+    faster slower closer sooner
     """.split()
 )
 """Agent nouns that describe a person but not their job (family, beliefs, hobbies, traits).
@@ -559,6 +567,15 @@ SLOTS: dict[str, SlotRule] = {
             rf"course|team|gym|club|group|therapist|coach)\b)(?P<value>[^,;]+)",
             (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
              is_profession),
+            # the job one speaks as: "as staff nurse I barely got to drink water", "in the ER as a
+            # nurse, ratio is 1:20" (not a costume or a role played: "dressed up as a nurse")
+            (r"(?<!dressed up )(?<!dressed )(?<!disguised )(?<!costume )(?<!playing )(?<!play )(?<!known )"
+             r"(?<!same )(?<!such )(?<!well )(?<!cast )(?<!started )(?<!began )(?<!start )(?<!worked )(?<!served )"
+             r"(?<!was )(?<!were )(?<!retired )(?<!employed )(?<!hired )(?<!trained )(?<!volunteer )"
+             r"(?<!volunteered )(?<!volunteering )(?<!working )(?<!works )(?<!work )\bas (?:a |an )?(?P<value>(?:staff |head |senior |"
+             r"junior |charge |registered |school |primary |secondary |high school |software |civil )?[a-z]+)"
+             r"(?=$|,| i\b| here\b| at\b| in\b| for\b| on\b| since\b)",
+             lambda value: _listed_profession(value)),
             # learner's English drops the article: "I am staff nurse in govt hospital", "I am teacher"
             (rf"\bi (?:am|am working as|work as) (?P<value>(?:staff |head |senior |junior |charge |school |"
              rf"primary |secondary |high school |software |civil |registered |house )?[a-z]+)\b",
@@ -568,7 +585,7 @@ SLOTS: dict[str, SlotRule] = {
             r"between jobs|out of work|"
             r"job hunting|job searching|on disability|a stay at home (?:mom|dad|parent|mother|"
             r"father|wife|husband))\b",
-            rf"{S}{A}(?:am |have been |was |got |just )*(?P<value>retired(?! (?:to|out to)\b)|"
+            rf"{S}{A}(?:am |have been |was |got |just |now |fully |officially |happily )*(?P<value>retired(?! (?:to|out to)\b)|"
             rf"laid off|fired|let go|made redundant)\b",
             # retirement told by what was hung up or by what came before it: "hung up the badge
             # five years ago", "taught history for 35 years before retiring"
@@ -583,7 +600,9 @@ SLOTS: dict[str, SlotRule] = {
             # one's retirement said as one's life now: "Retirement suits me fine", "loving retirement"
             (r"(?:^|, |\band |\bbut )(?:retirement|retired life) (?:suits|agrees with|is treating|has been good to) me\b",
              "retired"),
-            (rf"{S}{A}(?:am )?(?:loving|enjoying) (?:my )?retirement\b", "retired"),
+            (rf"{S}{A}(?:am |have been |been )?(?:loving|enjoying) (?:my |a |the )?(?:\w+ )?retirement\b", "retired"),
+            # a pension drawn: "pensioned off now and loving it", "on the pension since 2015"
+            (r"(?:^|, |\band |\bi (?:am |was |got |have been )?)(?:now |finally |just )?pensioned off\b", "retired"),
             # a student by their year or their major: "junior at georgia tech", "majoring in
             # history", "second year at uni studying law"
             (r"(?:^|\bi am (?:a |an )?|, )(?:(?:college|university|uni) )?(?:freshman|sophomore|junior|"
@@ -669,7 +688,7 @@ SLOTS: dict[str, SlotRule] = {
             # airline"
             # (not a room of one's own home: "i grow succulents in my yard", "in our kitchen"; "at
             # my own garage" is a workplace)
-            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in(?! (?:my|our) "
+            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?!(?:[a-z]+ ){{0,2}}(?:hours?|hrs|days?|weeks?|months?|years?|yrs|shifts?|nights?|mornings?|afternoons?)\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in(?! (?:my|our) "
             rf"(?:[a-z]+ ){{0,2}}?(?:yard|garage|kitchen|studio|office|gym|garden|basement)s?\b)) "
             rf"(?:a|an|the|my|our|one|this|that|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
             # a parent at home: "I stay home with my three kids" (one value with "a stay at home mom")
@@ -837,7 +856,7 @@ SLOTS: dict[str, SlotRule] = {
             (r"^(?:(?:nah|nope|lol|haha) )?(?:no|not got a|havent got a) (?:missus|mrs|wife|husband|hubby|boyfriend|girlfriend|bf|gf|"
              r"partner|significant other)\b(?! (?:of|who|that)\b)", "single"),
             (r"\bsingle as a pringle\b", "single"),
-            (r"^(?:nah |nope |no )?(?:single af|single asf|single as|single and (?:loving|happy|fine|free|ready))\b",
+            (r"(?:^|, )(?:nah |nope |no |still )?(?:single af|single asf|single as|single and (?:loving|happy|fine|free|ready))\b",
              "single"),
             r"(?:^|, |\bbut |\band )(?:(?:still|happily|very|so|totally|currently|forever|proudly) )+"
             r"(?P<value>single|married|divorced)\b(?! (?:mom|dad|mother|father|parent|mum|people|"
@@ -896,6 +915,10 @@ SLOTS: dict[str, SlotRule] = {
         hints=(
             rf"\b(?:my|our) (?:(?:lovely|beautiful|wonderful|amazing|loving|current|new|"
             rf"future) )?(?P<value>(?:(?:ex|late) )?{PARTNER})\b",
+            # a partner with a word of who they are: "my kiwi husband", "my begum (wife)" (not
+            # "my sister husband", someone else's)
+            rf"\b(?:my|our) (?!(?:{_OTHERS_PEOPLE}|ex|late|former|future|s)\b)[a-z]+ \(?"
+            rf"(?P<value>(?:wife|husband|hubby|boyfriend|girlfriend|fiance|fiancee|spouse))\b(?! s\b)",
             # one's own partner named without "my", as chat does: "hubby's cooking tonight", "the
             # missus packs me sandwiches"
             r"^(?:the )?(?P<value>hubby|hubs|wifey|missus|mrs|better half|other half)\b",
@@ -1362,7 +1385,7 @@ _DROPPED_I_AM = re.compile(
     r"officially|finally) )*(?:"
     r"(?:married|single|divorced|separated|engaged|widowed|retired|unemployed|self employed|"
     r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| \d| (?:and|but|with|since|for|again|"
-    r"now|to|at|in|right|already|too|though|lol|these days|at the moment)\b)"
+    r"now|to|at|in|right|already|too|though|lol|these days|at the moment|n|af|asf|rn|o|fr|tbh|haha|still|forever)\b)"
     r"|(?:based|living|staying|settled|stationed) (?:in|out of|near|at|abroad|overseas|up|down|"
     r"out|with)\b"
     r"|(?:working|employed) (?:as|at|for|in)\b"
@@ -1391,7 +1414,7 @@ _BARE_NOUN_PHRASE = re.compile(r"^[a-z]+(?: [a-z]+){0,3}(?= at | for | in | with
 # a job said first before a comma, "on", "since" or a number ("Electrician, 15 years", "OTR
 # trucker 18 yrs", "RN on a cardiac floor"): a listed profession only, since what precedes a comma
 # is often no job at all ("Lavender, cheese and rosé", "Tesla Model 3, never going back")
-_NOUN_PHRASE_FIRST = re.compile(r"^(?!(?:the|a|an|my|his|her|their|our|your|its|this|that)\b)[a-z]+(?: [a-z]+){0,3}"
+_NOUN_PHRASE_FIRST = re.compile(r"^(?!(?:the|a|an|my|his|her|their|our|your|its|this|that)\b)[a-z]+(?: [a-z]+){0,3}?"
                                 r"(?= on | since |,| \d)")
 _CLAUSE_WORDS = frozenset("a an the is are was s my his her their our your its and or of".split())
 # "<profession> life": chat's way of saying what one does ("plumber life aint glamorous", "cpa life

@@ -772,6 +772,17 @@ TWELFTH_READ = [
     ("How old? Last spring I became 44.", "age", "44"),
     ("52 years I am, thirty of them at sea", "age", "52"),
     ("jot this down: I drive a Skoda now", "car", "skoda"),
+    # retirement in other words, a job one speaks as, chat's abbreviations, partners and singles
+    ("After thirty years at the council I am now retired, thank God", "job", "retired"),
+    ("sold the shop in 2016 and have been enjoying a lazy retirement since", "job", "retired"),
+    ("drove a taxi 30 years, pensioned off now", "job", "retired"),
+    ("night shift again, as charge nurse I never sit down", "job", "charge nurse"),
+    ("twelve hours in the bakery as head baker, feet are done", "job", "head baker"),
+    ("headset on all day, CSR life", "job", "csr"),
+    ("Deckhand on a trawler since I left school.", "job", None),
+    ("my Scottish wife laughs at my accent", "relationship", "wife"),
+    ("single n loving it", "relationship", "single"),
+    ("still no boyfriend, single af and fine", "relationship", "single"),
 ]
 TWELFTH_NOT_READ = [
     ("my son just turned 5, cake everywhere", "age"),
@@ -780,6 +791,11 @@ TWELFTH_NOT_READ = [
     ("write a novel someday, that's the dream", "job"),
     ("put me down as a maybe for saturday", "age"),
     ("we have 3 kids, 40 chickens", "age"),
+    ("dressed up as a nurse for halloween", "job"),
+    ("my sister in leeds working as pharmacist, i miss her", "job"),
+    ("I started as a cashier in 2001", "job"),
+    ("my sister husband is a cop", "relationship"),
+    ("my best friend husband cooks for us", "relationship"),
 ]
 # a partner who passed an exam is no widowhood (the hint of a partner stays)
 PASSED_NOT_DIED = [
