@@ -313,6 +313,8 @@ async def test_an_old_memory_changed_elsewhere_meanwhile_is_not_overwritten(memo
     # a message to the bot that opens with what it says to the bot
     ("i have a springer spaniel", "remember I got a blue heeler called Ned"),
     ("You should know I have a basset hound, Droopy.", "our terrier Max chews every shoe"),
+    # a pit mix is stored as "pit" and "mix": the search for a dog's kinds looks for "pit" too
+    ("my pit mix snores all night", "our yellow lab Rosie is scared of the hoover"),
 ])
 async def test_the_same_drink_pastime_or_pet_is_found_though_no_word_is_shared(memory, old, new):
     """Read from the sixth and seventh persona sets (2026-12-03): the frames called these the

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import adds_another, frame, frame_words, kind_words, kinds, same_thing
+from bot.memory.rules.frames import adds_another, frame, frame_words, kind_words, kinds, same_thing, with_name_parts
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
@@ -524,7 +524,7 @@ def keywords(text: str) -> frozenset[str]:
     (`is_candidate`).
     """
     words = content_words(text)
-    out: set[str] = set(kind_words(words))  # "a border collie" also finds "two dogs", "a pug"
+    out: set[str] = set(with_name_parts(kind_words(words)))  # "a border collie" also finds "two dogs", "a pug", "my pit mix"
     out.update(frame_words(text))  # "Earl Grey every evening" also finds "dhaba chai"
     for word in words:
         out.add(word)

@@ -20,7 +20,7 @@ from bot.memory.rules.text import (
     STOP_WORDS, content_words, is_typo_of, lemma, normalise, number_values, numbers, tokens, without_lead_in,
 )
 
-__all__ = ["Frame", "adds_another", "frame", "kind_words", "kinds", "same_thing"]
+__all__ = ["Frame", "adds_another", "frame", "frame_words", "kind_words", "kinds", "same_thing", "with_name_parts"]
 
 # verbs that mean the same relation: owning, liking
 _FAMILIES = {
@@ -81,7 +81,7 @@ _KINDS = {
         "pomeranian weimaraner vizsla akita hound heeler labradoodle goldendoodle doodle cockapoo "
         "maltipoo bernedoodle newfoundland bernese samoyed malamute shiba basset bloodhound "
         "coonhound cavalier bichon havanese papillon westie scottie sheltie springer cocker "
-        "ridgeback russell aussie staffie staffy frenchie newfie kelpie lurcher".split(), "dog"),
+        "ridgeback russell aussie staffie staffy frenchie newfie kelpie lurcher huntaway dackel".split(), "dog"),
     **dict.fromkeys("kitten kitty tabby siamese calico ragdoll sphynx bengal moggy moggie persian "
                     "tortie mainecoon".split(), "cat"),
 }
@@ -124,7 +124,12 @@ _DRINKS = {
     **dict.fromkeys("beer lager ale ipa stout pilsner porter pint pints brewski brewskis coldie coldies "
                     "molson labatt coors budweiser heineken corona guinness carlsberg tusker modelo pacifico "
                     "tecate peroni amstel asahi kirin sapporo tsingtao kingfisher yuengling michelob "
-                    "tooheys coopers abita redstripe sanmiguel emuexport".split(), "beer"),
+                    "tooheys coopers abita redstripe sanmiguel emuexport "
+                    # (only brands that are no common word or name: not "castle", "stella", "tiger")
+                    "speights speight steinlager shiner bintang singha efes quilmes brahma skol sagres mahou moretti "
+                    "grolsch warsteiner krombacher bitburger paulaner erdinger tyskie zywiec budvar "
+                    "staropramen carling tennents fosters kokanee smithwicks kronenbourg leffe duvel chimay "
+                    "hoegaarden windhoek gulder cusquena medalla".split(), "beer"),
     **dict.fromkeys("wine merlot chardonnay cabernet pinot malbec riesling shiraz prosecco rioja barolo "
                     "sauvignon pinotage tempranillo zinfandel vino".split(), "wine"),
     **dict.fromkeys("whisky whiskey scotch bourbon".split(), "whisky"),
@@ -152,7 +157,7 @@ _WORD_PAIRS = {("flat", "white"): "flatwhite", ("flat", "whites"): "flatwhite", 
 _NAME_PARTS = {
     name: tuple(dict.fromkeys(w for pair, n in _WORD_PAIRS.items() if n == name for w in pair))
     for name in set(_WORD_PAIRS.values()) if name in _DRINKS or name == "mainecoon"
-}
+} | {"pitbull": ("pit",)}  # "my pit mix" is stored as "pit" and "mix" ("pitbull" is read in _tokens)
 # words a chat message may open with before its subject: "btw i knit!", "honestly i run on coffee"
 _OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah yes tbh anyway plus".split())
 _DRINK_KINDS = frozenset(_DRINKS.values())
@@ -570,8 +575,12 @@ def frame_words(text: str) -> frozenset[str]:
     found = frame(text)
     if found is None or not found.objects:
         return frozenset()
-    words = found.objects | kind_words(found.objects)
-    # a two-word name is stored as two words: "earlgrey" is found as "earl" and "grey"
+    return with_name_parts(found.objects | kind_words(found.objects))
+
+
+def with_name_parts(words: frozenset[str]) -> frozenset[str]:
+    """The words and, for a two-word name read as one ("earlgrey", "pitbull"), the words it is
+    stored as in the keyword index ("earl", "grey"; "pit")."""
     return words | frozenset(part for w in words for part in _NAME_PARTS.get(w, ()))
 
 

@@ -79,6 +79,8 @@ FRAMES = [
     ("fyi: I knit", Frame("knit", frozenset())),
     ("remember when I had a cat?", None),  # a question about the past, no statement
     ("remember to feed the dog", None),  # an errand, not a fact
+    ("a couple of Speight's after the footy", Frame("like", frozenset({"beer"}))),
+    ("Shiner Bock on the porch, every Friday", Frame("like", frozenset({"beer"}))),
 ]
 
 
