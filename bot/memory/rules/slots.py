@@ -59,7 +59,7 @@ S = r"(?:^|\bi |\bwe |\band |\bbut |, )"
 A = (
     r"(?:(?:now|still|currently|also|just|recently|really|actually|finally|happily|only|mostly|"
     r"usually|proudly|officially|newly|already|presently|basically|soon to be|full time|"
-    r"part time|fulltime|parttime) )*"
+    r"part time|fulltime|parttime|at the moment|at present|right now) )*"
 )
 NUM = (
     r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?: (?:one|two|three|"
@@ -896,6 +896,12 @@ SLOTS: dict[str, SlotRule] = {
             # Campbell for 25 years"
             (r"(?:^|\band i |\bwe )(?:finally |officially )?said (?:our )?i dos?\b", "married"),
             (r"(?:^|\band i |\bwe )(?:finally |officially )?exchanged (?:our )?vows\b", "married"),
+            # a wedding's anniversary or ring: "we just hit our 12th wedding anniversary", "wedding
+            # ring stays in my locker on shift"
+            (r"(?:^|\b(?:our|my) )(?:(?:\d+(?:st|nd|rd|th)|first|second|third|fifth|tenth|twentieth|"
+             r"silver|golden|ruby|pearl|crystal|paper|tin) )?wedding (?:anniversary|ring|band)\b", "married"),
+            # "wed" for married: "thirty-one years we're wed now", "to whom I have been wed since 1977"
+            (r"\b(?:we are|i am|i have been|we have been|been) (?:happily )?wed\b(?! (?:to the|in the)\b)", "married"),
             # alone by choice: "Been solo two years now", "solo these days"
             (r"(?:^|\bi am |\bi have |, )(?:been |going |flying )?solo (?:for (?:\w+ )?(?:years?|months?|a while|now)|"
              r"these days|for now|(?:\w+ )?(?:years?|months?) now|and (?:happy|fine|loving it))\b", "single"),
@@ -1598,6 +1604,7 @@ _SPELLING = {
     "retiered": "retired", "retyred": "retired", "unemployeed": "unemployed", "umemployed": "unemployed",
     "boyfreind": "boyfriend", "girlfreind": "girlfriend", "husbend": "husband", "wif": "wife",
     "retirment": "retirement", "retiremnt": "retirement", "boyfrend": "boyfriend", "girlfrend": "girlfriend",
+    "sinlge": "single", "singel": "single", "signle": "single", "sngle": "single",
 }
 _SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
 
@@ -1611,7 +1618,7 @@ _DENIED_QUESTION = re.compile(
 # single"; the patterns take their adverbs before the verb (A), so it goes
 _FILLER_AFTER_BE = re.compile(
     r"\b(i am|we are|i was) (?:actually|really|honestly|technically|basically|literally|definitely|"
-    r"kind of|kinda|sort of|sorta) "
+    r"kind of|kinda|sort of|sorta|at the moment|at present) "
 )
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),

@@ -783,6 +783,11 @@ TWELFTH_READ = [
     ("my Scottish wife laughs at my accent", "relationship", "wife"),
     ("single n loving it", "relationship", "single"),
     ("still no boyfriend, single af and fine", "relationship", "single"),
+    ("sinlge. too busy for dates", "relationship", "single"),
+    ("As for that, I am at the moment single.", "relationship", "single"),
+    ("twenty years we're wed this June", "relationship", "married"),
+    ("Tom and I celebrate our 10th wedding anniversary on Friday", "relationship", "married"),
+    ("wedding ring comes off for every shift at the bakery", "relationship", "married"),
 ]
 TWELFTH_NOT_READ = [
     ("my son just turned 5, cake everywhere", "age"),
@@ -796,6 +801,8 @@ TWELFTH_NOT_READ = [
     ("I started as a cashier in 2001", "job"),
     ("my sister husband is a cop", "relationship"),
     ("my best friend husband cooks for us", "relationship"),
+    ("my sister's wedding ring got lost at the beach", "relationship"),
+    ("my parents' wedding anniversary is next week", "relationship"),
 ]
 # a partner who passed an exam is no widowhood (the hint of a partner stays)
 PASSED_NOT_DIED = [
