@@ -259,6 +259,12 @@ _NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "none", "nobody"
 _TIME_UNITS = frozenset(
     "year month week day hour minute second time decade century yr yrs mo".split()
 )
+# measures of what one eats or drinks are no count of things one has: "10 cups a day" after "a
+# strong cup of tea" is the same tea
+_MEASURES = frozenset(
+    "cup mug glass pint shot bottle can pot litre liter serving scoop spoon spoonful teaspoon tablespoon "
+    "bowl plate slice piece portion round".split()
+)
 _COUNT_ARTICLES = {"a": "1", "an": "1", "no": "0"}
 _USED_TO = re.compile(r"\bused to\b")
 # Prepositions are stop words, yet "I am from Canada" and "I have been to Canada" differ only in
@@ -340,6 +346,8 @@ def _meaning(text: str) -> frozenset[str]:
 _SUBORDINATORS = frozenset("if when whenever unless while until because cause cuz".split())
 # after a negation, praise: "nothing beats a cold beer", "you can't beat a sunday roast"
 _PRAISE = frozenset("beat beats compares compare tops better".split())
+# after "no", what a drink is taken without: "coffee black, no sugar" still drinks coffee
+_TAKEN_WITHOUT = frozenset("sugar sugars milk cream ice foam sweetener syrup whip lid straw".split())
 _CLAUSE_MARKS = re.compile(r"[,.;:!?]")
 # "and", "but" or "so" before a new subject starts a clause of its own
 _NEW_SUBJECT = re.compile(r"\b(?:and|but|so)\b (?=(?:i|we|my|our|he|she|they|it|the|his|her|their)\b)")
@@ -370,7 +378,8 @@ def _is_negated(toks: list[str], norm: str) -> bool:
                     subordinate = True
                 elif tok in _NEGATIONS and not subordinate and (
                         n + 1 == len(words) or words[n + 1] not in _PRAISE
-                        and not (tok == "nothing" and words[n + 1] == "like")):
+                        and not (tok == "nothing" and words[n + 1] == "like")
+                        and not (tok == "no" and words[n + 1] in _TAKEN_WITHOUT)):
                     count += 1
     if count:
         count += sum(1 for tok in toks if tok == "without")
@@ -400,7 +409,7 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
                 break  # "a children's hospital": an article counts one thing, never a plural
             np_end = nxt is None or nxt in STOP_WORDS or nxt[0].isdigit()
             if plural or np_end:
-                if lem not in _TIME_UNITS and lem not in GENERIC_WORDS and len(lem) > 1:
+                if lem not in _TIME_UNITS and lem not in _MEASURES and lem not in GENERIC_WORDS and len(lem) > 1:
                     found.append((lem, value, explicit))
                 break
     return tuple(found)

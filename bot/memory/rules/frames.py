@@ -117,9 +117,9 @@ _PASTIME_VERBS = frozenset("have like play hit a an am be m".split())
 _DRINKS = {
     **dict.fromkeys("coffee coffe espresso latte cappuccino americano cortado macchiato mocha "
                     "flatwhite coldbrew doubledouble kopi cafezinho cafecito ristretto frappuccino "
-                    "nescafe folgers longblack".split(), "coffee"),
+                    "nescafe folgers longblack kape kaffee kahve koffie".split(), "coffee"),
     **dict.fromkeys("tea chamomile matcha chai cuppa earlgrey oolong rooibos lipton tetley darjeeling assam "
-                    "sencha".split(), "tea"),
+                    "sencha teh".split(), "tea"),
     # and the beers people name by their brand, from general knowledge (2026-12-04)
     **dict.fromkeys("beer lager ale ipa stout pilsner porter pint pints brewski brewskis coldie coldies "
                     "molson labatt coors budweiser heineken corona guinness carlsberg tusker modelo pacifico "
