@@ -188,6 +188,10 @@ _KIN = frozenset(
     "brother sister sibling kid child children son daughter boy girl twin grandkid grandchild "
     "grandson granddaughter lad lass lassie littleone teen teenager toddler".split()
 )
+# a child or sibling said first without "my" is one's own ("Daughter just turned 5"); not "boy",
+# "girl", "lad" or "teen", which are anyone's ("girl at work said ...")
+_BARE_KIN = frozenset("son daughter brother sister bro sis grandson granddaughter".split())
+_KIN_ADJECTIVES = frozenset("newborn baby little lil eldest oldest youngest older younger big teenage grown".split())
 # the people a sentence may be about besides the speaker
 _PEOPLE = _KIN | frozenset(
     "husband wife partner boyfriend girlfriend fiance fiancee spouse hubby mom mother dad father "
@@ -226,6 +230,10 @@ def frame(text: str) -> Frame | None:
         toks = toks[1:]  # "both my daughters are off at college": my daughters
     if toks and toks[0] in _DROPPED_I:
         toks = ["i", *toks]
+    kin_at = 0 if toks and toks[0] in _BARE_KIN else 1 if (
+        len(toks) > 1 and toks[0] in _KIN_ADJECTIVES and toks[1] in _BARE_KIN) else None
+    if kin_at is not None and toks[kin_at + 1:kin_at + 2] != ["of"]:
+        toks = ["my", *toks]  # chat drops "my": "newborn son is 3 weeks old", "son's in little league"
     together = _together(toks)
     if together is not None:
         named, toks = together
@@ -287,6 +295,8 @@ def frame(text: str) -> Frame | None:
         return Frame(verb=pastimes.pop(), objects=frozenset()) if len(pastimes) == 1 else None
     if family is None and verb not in _EVERY_PASTIME and (mine := _own_named_after(toks[i:])) is not None:
         return mine  # "I take my old lab along on the long hauls", "I pay the fees for my small brother"
+    if verb == "need" and any(t in _DRINKS for t in toks[i:i + 3]):
+        verb, family = "drink", "like"  # "I need coffee with a lot of sugar": drinking it
     if verb in _NOT_FRAMES or not verb.isalpha():
         return None
     if verb == "run" and toks[i:i + 1] == ["on"] and any(t in _DRINKS for t in toks[i + 1:i + 4]):

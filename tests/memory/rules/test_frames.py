@@ -81,6 +81,14 @@ FRAMES = [
     ("remember to feed the dog", None),  # an errand, not a fact
     ("a couple of Speight's after the footy", Frame("like", frozenset({"beer"}))),
     ("Shiner Bock on the porch, every Friday", Frame("like", frozenset({"beer"}))),
+    # "my" dropped before a child or sibling; a drink one needs; "keep it," said to the bot
+    ("newborn daughter is 2 weeks old, send coffee", Frame("have", frozenset({"newborn", "daughter"}))),
+    ("Son's in the school band, trumpet", Frame("have", frozenset({"son"}))),
+    ("Daughter of my neighbour babysits for us", None),
+    ("girl at work brought cake", None),
+    ("I need a strong coffee before anything", Frame("like", frozenset({"strong", "coffee"}))),
+    ("I need a new phone", None),
+    ("please keep it, my granddaughter visits every sunday", Frame("have", frozenset({"granddaughter"}))),
 ]
 
 
