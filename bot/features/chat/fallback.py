@@ -29,7 +29,7 @@ from bot.features.chat.answer_lines import answer_lines, shown
 from bot.features.chat.why import WhyStore
 from bot.features.chat.window import ChatLog
 from bot.llm.extract import asks, stated_facts
-from bot.memory import FactError, JudgeFn
+from bot.memory import FactError, JudgeFn, strip_lead_in, tells_about_self
 from bot.storage.models import Source, utcnow
 
 # one sentence, whatever the reason: in a group an answer from memory would show it to everyone
@@ -75,11 +75,22 @@ def fallback_note(reason: str) -> str:
     return NO_MODEL
 
 
+def offered_facts(text: str) -> list[str]:
+    """What a Save offer quotes: the first-person statements of the extraction gate, or, where it
+    reads none, the whole message when the memory's rules read a fact about the person in it
+    ("turned 35 yesterday 🎂", "our yellow lab Rosie is scared of the hoover"); each without what
+    it says to the bot first ("store this: ...", "just so u know, ...")."""
+    facts = [strip_lead_in(f) for f in stated_facts(text)]
+    if not facts and not asks(text) and tells_about_self(text):  # "am i maried" asks, typed fast
+        facts = [strip_lead_in(text).rstrip(" .!")]
+    return [f for f in dict.fromkeys(facts) if f]
+
+
 def message_kind(text: str) -> str:
     """"statement" (a lasting fact about the person, to offer for saving), "question" (to
     answer from memory) or "small_talk". A message that states something is a statement even
     if it also asks: saving what a person said matters more than an answer they can ask again."""
-    if stated_facts(text):
+    if offered_facts(text):
         return "statement"
     if asks(text):
         return "question"
@@ -139,7 +150,7 @@ class MemoryAnswers:
         else:
             kind = "question" if done else message_kind(text)  # a tool already handled a statement
             if kind == "statement":
-                out = await self._offer(core, turn, stated_facts(text), reason, note)
+                out = await self._offer(core, turn, offered_facts(text), reason, note)
             elif kind == "question":
                 out, memories, recall_mode = await self._from_recall(core, turn, text, note)
             else:

@@ -98,6 +98,7 @@ __all__ = [
     "keywords",
     "nomination_rule",
     "slot_value",
+    "states_slot",
 ]
 
 DUPLICATE_COSINE = 0.92
@@ -607,7 +608,8 @@ def is_candidate(new_text: str, old: Fact) -> bool:
     if old_frame is not None and frame_words(new_text) & old_frame.objects:
         return True
     slot = detect_slot(new_text)
-    return slot is not None and slot == _stored_slot(old)
+    # (or among the topics a compound fact states: "I'm 34 and I live in Leeds" is an age too)
+    return slot is not None and (slot == _stored_slot(old) or states_slot(old.text, slot))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -719,6 +721,12 @@ _PARTNERS = r"wife|husband|partner|boyfriend|girlfriend|bf|gf|fiance|fiancee|hub
 _OTHER_SUBJECT = re.compile(rf"^(?:(?:my|our) (?:\w+ )?(?:{_KIN}|{_PARTNERS})\b(?! and (?:i|me)\b)|(?:he|she|they)\b)")
 _KIN_WORD = re.compile(rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})\b")
 _PARTNER_WORD = re.compile(rf"\b(?:{_PARTNERS}|ex|other half|better half)\b")
+
+
+def states_slot(text: str, slot: str) -> bool:
+    """Whether a fact states a value of `slot` among its topics ("I'm 34 and I live in Leeds"
+    states an age and a home), not only by a mention (a hint)."""
+    return any(match.slot == slot and not match.hint for match in find_slots(text))
 
 
 def own_present(text: str, topic: str) -> bool:

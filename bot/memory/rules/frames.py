@@ -20,7 +20,8 @@ from bot.memory.rules.text import (
     STOP_WORDS, content_words, is_typo_of, lemma, normalise, number_values, numbers, tokens, without_lead_in,
 )
 
-__all__ = ["Frame", "adds_another", "frame", "frame_words", "kind_words", "kinds", "same_thing", "with_name_parts"]
+__all__ = ["Frame", "adds_another", "frame", "frame_words", "is_own_thing", "kind_words", "kinds", "same_thing",
+           "with_name_parts"]
 
 # verbs that mean the same relation: owning, liking
 _FAMILIES = {
@@ -163,6 +164,9 @@ _OPENERS = frozenset("btw fyi ps lol haha honestly also oh well ok okay so yeah 
 _DRINK_KINDS = frozenset(_DRINKS.values())
 _EVERY_DRINK = frozenset(_DRINKS) | _DRINK_KINDS
 _EVERY_PASTIME = frozenset(_PASTIMES) | frozenset(_PASTIMES.values())
+_PASTIME_NAMES = frozenset(_PASTIMES.values()) | frozenset(
+    "knit crochet sew quilt paint draw bake garden hike fish golf swim surf climb ski skate dance sing "
+    "read run cycle bike box camp hunt sail row kayak paddle".split())
 # the words a search for one drink or one pastime should look for together
 _SEARCH_GROUPS = tuple(
     frozenset(w for w, kind in table.items() if kind == name) | {name}
@@ -575,6 +579,20 @@ def kind_words(words: frozenset[str]) -> frozenset[str]:
     if words & {"hobby", "pastime"}:  # "what are my hobbies?": every pastime, by its thing too
         out |= _EVERY_PASTIME
     return out
+
+
+def is_own_thing(found: Frame | None) -> bool:
+    """Whether a frame says something lasting about the person: a pet or a relative they have, a
+    drink they like, a pastime they do. Not what happened ("I watched a movie", "I went to the
+    shop") or a turn of talk ("I have a question", "I like that idea")."""
+    if found is None:
+        return False
+    objects = found.objects
+    if found.verb == "have":
+        return bool(objects & (_KIN | _DRINK_KINDS)) or any(_is_pet(w) for w in objects)
+    if found.verb == "like":
+        return bool(objects & (_DRINK_KINDS | _EVERY_PASTIME)) or any(_is_pet(w) for w in objects)
+    return found.verb in _PASTIME_NAMES
 
 
 def frame_words(text: str) -> frozenset[str]:

@@ -111,6 +111,17 @@ def without_lead_in(norm: str) -> str:
     return stripped if stripped.strip() else norm
 
 
+def strip_lead_in(text: str) -> str:
+    """A message as written, without what it says to the bot before the fact ("Store this: I have
+    a pit mix" -> "I have a pit mix"): what a Save offer quotes and saves. Unchanged when nothing
+    is left, or when the lead-in cannot be cut in the written text."""
+    stripped = text.strip()
+    low = stripped.lower()
+    found = _LEAD_IN.match(low) if len(low) == len(stripped) else None
+    rest = stripped[found.end():].strip() if found else ""
+    return rest if rest else stripped
+
+
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+")
 
 

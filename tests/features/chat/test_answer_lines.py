@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from bot.features.chat.answer_lines import answer_lines, shown
-from bot.features.chat.fallback import message_kind, offer_buttons, offer_text
+from bot.features.chat.fallback import message_kind, offer_buttons, offer_text, offered_facts
 from bot.memory import RecalledMemory
 
 
@@ -93,10 +93,38 @@ def test_at_most_six_lines() -> None:
         ("I have a meeting tomorrow at 9", "small_talk"),  # a plan for today, not a fact
         ("The weather is nice", "small_talk"),
         ("👍", "small_talk"),
+        # chat drops the subject, or speaks of a pet or a drink without "I": the rules that
+        # compare facts read these (walking the story in the terminal, twelfth pass: each was
+        # small talk, and nothing was offered)
+        ("just so u know, turned 35 yesterday 🎂", "statement"),
+        ("our yellow lab Rosie is scared of the hoover", "statement"),
+        ("Ray and I just hit our 12th wedding anniversary", "statement"),
+        ("I need coffee with a lot of sugar before my shift", "statement"),
+        ("sinlge. too busy for dates", "statement"),
+        ("I watched a movie", "small_talk"),
+        ("I went to the shop", "small_talk"),
+        ("I have a question", "small_talk"),
+        ("I like that idea", "small_talk"),
+        ("I made pasta tonight", "small_talk"),
+        ("am i maried", "question"),  # typed fast, no question mark: the rules read "married"
     ],
 )
 def test_message_kind(text: str, kind: str) -> None:
     assert message_kind(text) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("Store this: I have a pit mix called Tank", ["I have a pit mix called Tank"]),
+        ("just so u know, turned 35 yesterday 🎂", ["turned 35 yesterday 🎂"]),
+        ("for the record, I'm vegetarian", ["I'm vegetarian"]),
+        ("Note: our lab Rosie is scared of the hoover.", ["our lab Rosie is scared of the hoover"]),
+        ("I have a cat called Pixel.", ["I have a cat called Pixel"]),
+    ],
+)
+def test_the_offer_saves_the_fact_without_what_was_said_to_the_bot(text: str, facts: list[str]) -> None:
+    assert offered_facts(text) == facts
 
 
 def test_the_offer_quotes_what_would_be_saved() -> None:

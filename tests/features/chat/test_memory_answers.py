@@ -142,6 +142,21 @@ async def test_a_saved_offer_that_changes_a_fact_asks_the_usual_question(core):
     assert "Mark older as past (recommended)" in labels(saved)
 
 
+async def test_a_birthday_told_in_chat_is_offered_and_asks_about_the_old_age(core):
+    """Walking the story in the terminal (twelfth pass): "just so u know, turned 35 yesterday 🎂"
+    after "I'm 34" got the small-talk hint and nothing was offered; "store this: ..." was offered
+    with "store this:" in what would be saved."""
+    talk = Talk(core)
+    await talk.say("remember: I'm 34 and I live in Leeds")
+    out = await talk.say("just so u know, turned 35 yesterday 🎂")
+    assert "“turned 35 yesterday 🎂”" in out.text and labels(out) == ["Save"], out.text
+    (saved,) = await talk.press(out, "Save")
+    assert saved.text.startswith("Saved: “turned 35 yesterday 🎂”"), saved.text
+    assert "Mark older as past (recommended)" in labels(saved), saved.text
+    pet = await talk.say("Store this: I have a pit mix called Tank")
+    assert "“I have a pit mix called Tank”" in pet.text and "store this" not in pet.text.lower()
+
+
 async def test_someone_else_cannot_press_my_save(core):
     talk = Talk(core)
     out = await talk.say("I have a dog called Biscuit")
