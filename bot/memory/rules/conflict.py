@@ -723,6 +723,13 @@ _KIN_WORD = re.compile(rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})\b")
 _PARTNER_WORD = re.compile(rf"\b(?:{_PARTNERS}|ex|other half|better half)\b")
 
 
+def _states_more(old: Fact, stated: set[str]) -> bool:
+    """Whether an old fact states two topics or more and one the new fact does not ("I'm 34 and I
+    live in Leeds" beside a new age): it is not wholly replaced."""
+    topics = {match.slot for match in find_slots(old.text) if not match.hint}
+    return len(topics) >= 2 and bool(topics - stated)
+
+
 def states_slot(text: str, slot: str) -> bool:
     """Whether a fact states a value of `slot` among its topics ("I'm 34 and I live in Leeds"
     states an age and a home), not only by a mention (a hint)."""
@@ -1002,6 +1009,10 @@ def assess(
         if half is not None and half in stated and not _slots_of(fact) and _own_present(fact.text, half):
             fact = replace(fact, slot=half)  # an old fact likely of the topic the new one states
         found = _nominate(new_text, fact, topic)
+        if found is not None and found[1] == VERDICT_CHANGE and _states_more(fact, stated):
+            # "I'm 34 and I live in Leeds" after "turned 35": marking it past would lose the home
+            # too, so nothing is recommended (walking the story in the terminal, twelfth pass)
+            found = found[0], VERDICT_UNCLEAR
         if found is None and cut is not None and (same or {}).get(fact.id, 0.0) >= cut:
             if _same_in_other_words(new, _profile(fact.text), new_slot or fact.slot):
                 found = RULE_SAME_MEANING, VERDICT_SAME  # said again in other words

@@ -17,6 +17,7 @@ import pytest
 from bot.memory.rules.conflict import (
     VERDICT_CHANGE,
     VERDICT_SAME,
+    VERDICT_UNCLEAR,
     Assessment,
     Fact,
     assess,
@@ -826,6 +827,9 @@ TWELFTH_PAIRS = [
     ("two cups of kape before my shift", "coffee, probably 5 cups a day", VERDICT_SAME),
     ("I drink coffee", "I don't drink coffee anymore", VERDICT_CHANGE),
     ("Married.", "twenty years we're wed this June", VERDICT_SAME),
+    # a compound fact is not wholly replaced by one of its topics: nothing is recommended
+    ("I'm 34 and I live in Leeds", "turned 35 yesterday", VERDICT_UNCLEAR),
+    ("I'm 34", "turned 35 yesterday", VERDICT_CHANGE),
 ]
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
