@@ -685,6 +685,8 @@ def _slot_verdict(
             same_profession(a.value, b.value) or _same_work(a.value, b.value)
         ):
             verdict = True
+        if verdict is None and a.slot == "car" and a.negative != b.negative and None in (a.value, b.value):
+            verdict = False  # no car, then a car the words do not name ("civic's at 210k miles")
         if verdict is None and new is not None and old is not None:
             # a value the words imply: a home by its city in any of its names ("wicked cold in
             # bahstan today"), a status or diet by its telling word ("the missus and i ...")

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from bot.memory.rules.conflict import (
     CHANGE_WORDING,
     RULES,
+    VERDICT_CHANGE,
     VERDICT_SAME,
     Assessment,
     Fact,
@@ -733,3 +734,15 @@ def test_held_out_unrelated_pairs_are_left_alone(old: str, new: str) -> None:
 def test_a_job_told_only_by_its_work_is_compared_by_that_work(old: str, new: str, expected: str) -> None:
     result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old))], new_slot="job")
     assert [n.verdict for n in result.nominations] == [expected]
+
+
+@pytest.mark.parametrize("new", [
+    "civic's at 210k miles and still running orders",
+    "the motor car is a Vauxhall Astra, a 2009 model",
+])
+def test_no_car_then_a_car_the_words_do_not_name_is_a_change(new: str) -> None:
+    """Read from heldout18/19's wrong buttons (twelfth pass): after "never owned a car" a car the
+    vectors name (its words state no value) was asked about with nothing recommended."""
+    old = Fact(1, "never owned a car tbh, the bus and my legs do the job", "car")
+    found = assess(new, [old], new_slot="car")
+    assert [n.verdict for n in found.nominations] == [VERDICT_CHANGE]
