@@ -246,7 +246,7 @@ _OBJECT_END = re.compile(
 _CLAUSE_SPLIT = re.compile(r",|\b(?:and|but|so|because|since|then)\b")
 _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
 # "I lost my job last month": "last" names no thing that changed
-_NOT_TARGETS = frozenset("last next ago past previous first second third recent".split())
+_NOT_TARGETS = frozenset("last next ago past previous first second third recent kinda sorta honestly literally totally lol haha tbh".split())
 # how a change was made, not what changed: "quit meat cold turkey" changed the meat, not a cold
 _MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real)\b")
 
@@ -824,7 +824,7 @@ def _topic_words(profile: _Profile, slot: str) -> frozenset[str]:
 # 6:30am" and "a code at 2pm" meet only in "pm", "school run" and "parcel runs" in "run"
 _NO_VALUE_WORDS = frozenset(
     "am pm today tonight tomorrow yesterday morning evening night day week weekend month year hour minute time "
-    "lol tbh haha omg full half run again still".split()
+    "lol tbh haha omg full half run again still kinda sorta honestly literally totally".split()
 )
 
 

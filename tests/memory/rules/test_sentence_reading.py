@@ -830,6 +830,8 @@ TWELFTH_PAIRS = [
     # a compound fact is not wholly replaced by one of its topics: nothing is recommended
     ("I'm 34 and I live in Leeds", "turned 35 yesterday", VERDICT_UNCLEAR),
     ("I'm 34", "turned 35 yesterday", VERDICT_CHANGE),
+    # a filler word is no object of change wording: "kinda" named nothing that changed
+    ("single af and honestly kinda loving it", "just turned 20, no longer a teenager which is kinda sad", None),
 ]
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
