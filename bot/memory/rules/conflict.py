@@ -729,7 +729,11 @@ def _states_more(old: Fact, stated: set[str]) -> bool:
     """Whether an old fact states two topics or more and one the new fact does not ("I'm 34 and I
     live in Leeds" beside a new age): it is not wholly replaced."""
     topics = {match.slot for match in find_slots(old.text) if not match.hint}
-    return len(topics) >= 2 and bool(topics - stated)
+    # (a word for oneself is no topic one loses: "I am a 56 year old woman" is an age)
+    return len(topics) >= 2 and bool(topics - stated - _SELF_WORDS)
+
+
+_SELF_WORDS = frozenset({"gender"})
 
 
 def states_slot(text: str, slot: str) -> bool:

@@ -830,6 +830,7 @@ TWELFTH_PAIRS = [
     # a compound fact is not wholly replaced by one of its topics: nothing is recommended
     ("I'm 34 and I live in Leeds", "turned 35 yesterday", VERDICT_UNCLEAR),
     ("I'm 34", "turned 35 yesterday", VERDICT_CHANGE),
+    ("I am a 56 year old woman.", "I am 57 now", VERDICT_CHANGE),  # "woman" says no topic one loses
     # a filler word is no object of change wording: "kinda" named nothing that changed
     ("single af and honestly kinda loving it", "just turned 20, no longer a teenager which is kinda sad", None),
 ]
