@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from bot.memory import Choice, ConflictView, History, MemoryView
+from bot.memory import Choice, ConflictView, History, MemoryView, also_says
 from bot.storage.models import Status
 
 STATUS_HEADINGS = {
@@ -149,8 +149,14 @@ def conflict_question(view: ConflictView) -> str:
         lines.append("Both can be true: it looks like the same thing said again, more about it, "
                      "or another of its kind. Nothing changes until you choose.")
     elif view.recommended is None:
-        lines.append("I can't tell whether the new fact replaces the older one. "
-                     "Nothing changes until you choose.")
+        # a compound older fact: say what else it holds, which Mark older as past would end too
+        besides = list(dict.fromkeys(w for old in view.olds for w in also_says(old.text, view.new.text)))
+        if besides:
+            lines.append(f"The older one also says {' and '.join(besides)}: marking it past would make that "
+                         "past too. Nothing changes until you choose.")
+        else:
+            lines.append("I can't tell whether the new fact replaces the older one. "
+                         "Nothing changes until you choose.")
     else:
         lines.append("Does the new fact replace the older one? Nothing changes until you choose.")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ from bot.memory.listing import History, HistoryEntry, Which
 from bot.memory.owners import OwnerPrefs
 from bot.memory.public import BadCursor, ChangedSince, Listing, MemoryPage, PublicMemory
 from bot.memory.recall.pipeline import Recalled, RecalledMemory
-from bot.memory.rules.disclosure import strip_lead_in, tells_about_self
+from bot.memory.rules.disclosure import also_says, strip_lead_in, tells_about_self
 from bot.memory.service import JudgeFn, MemoryService
 from bot.memory.store import MemoryView, words_seen
 from bot.memory.writing.changes import Changed
@@ -28,6 +28,7 @@ from bot.storage.db import ConcurrentUpdate, StorageError
 from bot.storage.models import Source
 
 __all__ = [
+    "also_says",
     "BadCursor",
     "CHOICE_LABELS",
     "choice_label",

@@ -16,7 +16,7 @@ from bot.memory.rules.frames import frame, is_own_thing
 from bot.memory.rules.slots import find_slots
 from bot.memory.rules.text import normalise, strip_lead_in
 
-__all__ = ["strip_lead_in", "tells_about_self"]
+__all__ = ["also_says", "strip_lead_in", "tells_about_self"]
 
 
 def tells_about_self(text: str) -> bool:
@@ -29,3 +29,22 @@ def tells_about_self(text: str) -> bool:
     if any(not m.hint and m.value is not None and own_present(text, m.slot) for m in find_slots(text)):
         return True
     return is_own_thing(frame(text))
+
+
+# what a topic is about, as the question about a compound fact names it
+_TOPIC_WORDS = {
+    "residence": "where you live", "job": "your work", "relationship": "your relationship",
+    "car": "your car", "age": "your age", "diet": "what you eat", "name": "your name",
+    "phone": "your phone number", "email": "your email", "address": "your address",
+}
+
+
+def also_says(old_text: str, new_text: str) -> list[str]:
+    """What an older fact says besides the topics of the new one, in words for the person
+    ("I'm 34 and I live in Leeds" after "turned 35": ["where you live"]): the question about a
+    compound fact says why it recommends nothing (conflict._states_more)."""
+    new = {m.slot for m in find_slots(new_text) if not m.hint}
+    old = [m.slot for m in find_slots(old_text) if not m.hint]
+    if len(set(old)) < 2:
+        return []
+    return [_TOPIC_WORDS[slot] for slot in dict.fromkeys(old) if slot not in new and slot in _TOPIC_WORDS]

@@ -152,8 +152,10 @@ async def test_a_birthday_told_in_chat_is_offered_and_asks_about_the_old_age(cor
     assert "“turned 35 yesterday 🎂”" in out.text and labels(out) == ["Save"], out.text
     (saved,) = await talk.press(out, "Save")
     assert saved.text.startswith("Saved: “turned 35 yesterday 🎂”"), saved.text
-    # asked, but nothing recommended: marking the older fact past would lose the home in it too
+    # asked, but nothing recommended: marking the older fact past would lose the home in it too,
+    # and the question says so
     assert labels(saved) == ["Keep both", "Mark older as past", "Replace older (deletes it)", "Discard newer"], saved.text
+    assert "The older one also says where you live: marking it past would make that past too." in saved.text
     pet = await talk.say("Store this: I have a pit mix called Tank")
     assert "“I have a pit mix called Tank”" in pet.text and "store this" not in pet.text.lower()
 
