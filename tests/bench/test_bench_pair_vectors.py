@@ -20,9 +20,11 @@ def test_the_fit_separates_and_its_weights_apply_to_raw_features() -> None:
 
 def test_the_report_scores_a_pair_as_the_product_would() -> None:
     # a neighbour the vectors are sure of is asked about; the same pair out of reach is not
-    assert pair_vectors.nominates("Espresso gets me through the morning.", "I need coffee to wake up.",
+    # ("I need coffee to wake up" was the pair until the twelfth pass, when the rules learnt that
+    # coffee one needs is coffee one likes and nominate it themselves)
+    assert pair_vectors.nominates("Espresso gets me through the morning.", "Caffeine is how I wake up.",
                                   0.7, 0.99, 0.8)
-    assert not pair_vectors.nominates("Espresso gets me through the morning.", "I need coffee to wake up.",
+    assert not pair_vectors.nominates("Espresso gets me through the morning.", "Caffeine is how I wake up.",
                                       0.5, 0.99, 0.8)
     # and the product's guards hold: a move in German is not "the same"
     assert not pair_vectors.nominates("Ich wohne in München", "Ich wohne jetzt in Berlin", 0.9, 0.99, 0.8)
