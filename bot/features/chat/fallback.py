@@ -90,7 +90,12 @@ def message_kind(text: str) -> str:
     """"statement" (a lasting fact about the person, to offer for saving), "question" (to
     answer from memory) or "small_talk". A message that states something is a statement even
     if it also asks: saving what a person said matters more than an answer they can ask again."""
-    if offered_facts(text):
+    return _kind(text, offered_facts(text))
+
+
+def _kind(text: str, facts: Sequence[str]) -> str:
+    """message_kind, given the message's offered facts (read once per message)."""
+    if facts:
         return "statement"
     if asks(text):
         return "question"
@@ -148,9 +153,10 @@ class MemoryAnswers:
         if turn.is_group:
             out = Outgoing(GROUP_WITHOUT_MODEL)
         else:
-            kind = "question" if done else message_kind(text)  # a tool already handled a statement
+            facts = [] if done else offered_facts(text)
+            kind = "question" if done else _kind(text, facts)  # a tool already handled a statement
             if kind == "statement":
-                out = await self._offer(core, turn, offered_facts(text), reason, note)
+                out = await self._offer(core, turn, facts, reason, note)
             elif kind == "question":
                 out, memories, recall_mode = await self._from_recall(core, turn, text, note)
             else:

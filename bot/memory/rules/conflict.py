@@ -97,6 +97,7 @@ __all__ = [
     "is_near_duplicate",
     "keywords",
     "nomination_rule",
+    "other_topics",
     "slot_value",
     "states_slot",
 ]
@@ -725,12 +726,15 @@ _KIN_WORD = re.compile(rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})\b")
 _PARTNER_WORD = re.compile(rf"\b(?:{_PARTNERS}|ex|other half|better half)\b")
 
 
-def _states_more(old: Fact, stated: set[str]) -> bool:
-    """Whether an old fact states two topics or more and one the new fact does not ("I'm 34 and I
-    live in Leeds" beside a new age): it is not wholly replaced."""
-    topics = {match.slot for match in find_slots(old.text) if not match.hint}
-    # (a word for oneself is no topic one loses: "I am a 56 year old woman" is an age)
-    return len(topics) >= 2 and bool(topics - stated - _SELF_WORDS)
+def other_topics(old_text: str, stated: set[str]) -> list[str]:
+    """The topics an old fact of two topics or more states besides `stated` (the new fact's), in
+    order ("I'm 34 and I live in Leeds" beside a new age: ["residence"]): such a fact is not
+    wholly replaced. A word for oneself is no topic one loses ("I am a 56 year old woman" is an
+    age)."""
+    topics = list(dict.fromkeys(match.slot for match in find_slots(old_text) if not match.hint))
+    if len(topics) < 2:
+        return []
+    return [t for t in topics if t not in stated and t not in _SELF_WORDS]
 
 
 _SELF_WORDS = frozenset({"gender"})
@@ -1015,7 +1019,7 @@ def assess(
         if half is not None and half in stated and not _slots_of(fact) and _own_present(fact.text, half):
             fact = replace(fact, slot=half)  # an old fact likely of the topic the new one states
         found = _nominate(new_text, fact, topic)
-        if found is not None and found[1] == VERDICT_CHANGE and _states_more(fact, stated):
+        if found is not None and found[1] == VERDICT_CHANGE and other_topics(fact.text, stated):
             # "I'm 34 and I live in Leeds" after "turned 35": marking it past would lose the home
             # too, so nothing is recommended (walking the story in the terminal, twelfth pass)
             found = found[0], VERDICT_UNCLEAR

@@ -11,7 +11,7 @@ does (frames). One understanding for saving and comparing. Pure: text in, a verd
 
 from __future__ import annotations
 
-from bot.memory.rules.conflict import own_present
+from bot.memory.rules.conflict import other_topics, own_present
 from bot.memory.rules.frames import frame, is_own_thing
 from bot.memory.rules.slots import find_slots
 from bot.memory.rules.text import normalise, strip_lead_in
@@ -42,9 +42,6 @@ _TOPIC_WORDS = {
 def also_says(old_text: str, new_text: str) -> list[str]:
     """What an older fact says besides the topics of the new one, in words for the person
     ("I'm 34 and I live in Leeds" after "turned 35": ["where you live"]): the question about a
-    compound fact says why it recommends nothing (conflict._states_more)."""
+    compound fact says why it recommends nothing (conflict.other_topics, as assess reads it)."""
     new = {m.slot for m in find_slots(new_text) if not m.hint}
-    old = [m.slot for m in find_slots(old_text) if not m.hint]
-    if len(set(old)) < 2:
-        return []
-    return [_TOPIC_WORDS[slot] for slot in dict.fromkeys(old) if slot not in new and slot in _TOPIC_WORDS]
+    return [_TOPIC_WORDS[slot] for slot in other_topics(old_text, new) if slot in _TOPIC_WORDS]
