@@ -341,12 +341,14 @@ class MemoryService:
         record_use: bool = True,
         query_vector: np.ndarray | None = None,
         max_memories: int | None = None,
+        past: bool = False,
     ) -> Recalled:
         """The memory context for a chat turn (labelled blocks within the budgets), by the steps
         in bot/memory/recall/pipeline.py. Memories actually injected get uses += 1 when `record_use`
         (real chat turns only; benchmarks and /why read without writing). `query_vector` lets a
         caller that already embedded the question (see query_vector()) skip that step;
-        `max_memories` narrows RECALL_MAX_MEMORIES for one call (a program asking for fewer)."""
+        `max_memories` narrows RECALL_MAX_MEMORIES for one call (a program asking for fewer);
+        `past` reads the question as one about the past (historical facts may be shown)."""
         st = self.settings
         most = max(1, min(max_memories, 50)) if max_memories else st.recall_max_memories
         kw: recall.KeywordStage | None = None
@@ -364,7 +366,7 @@ class MemoryService:
         # everything else in one transaction: keyword stage (if not done), vectors, details
         kw, vector, detail = await self._tx(
             recall.gather_stage, owner_id, query, self.db.dialect, most, kw, vector_hits, self.newest,
-            self.timeline,
+            self.timeline, past,
         )
         ranked = recall.rank(
             query, kw.keyword, vector, detail, Weights.from_settings(st), st.recency_half_life_days, kw.few
@@ -381,6 +383,7 @@ class MemoryService:
             vector=vector,
             topic=kw.topic,
             elsewhere=kw.elsewhere,
+            past=past,
         )
         if record_use and result.memory_ids:
             await self._tx(recall.record_use, owner_id, result.memory_ids)

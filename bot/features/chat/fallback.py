@@ -182,9 +182,21 @@ class MemoryAnswers:
         await core.memory.record_use(turn.owner_id, used)
         memories = [{"id": i, "text": recalled.texts.get(i, ""),
                      "parts": {k: round(float(v), 4) for k, v in recalled.parts.get(i, {}).items()}} for i in used]
+        head = "Here is what I remember about that:"
+        if not lines and not recalled.past_question:
+            # nothing current answers; the person may have marked the answer past themselves
+            # ("where do I live?" after Leeds was marked past with no new home): say what was
+            # true before, labelled, rather than that nothing was ever saved
+            before = await core.memory.recall(turn.owner_id, text, record_use=False, past=True)
+            old = [i for i in shown(before.items) if i.status == "historical"]
+            lines = answer_lines(old)
+            if lines:
+                head = "Nothing current is saved about that. What was true before:"
+                memories += [{"id": i.id, "text": i.text, "parts": {}} for i in old]
+                await core.memory.record_use(turn.owner_id, [i.id for i in old])
         if not lines:
             return reply(turn, f"I don't have anything saved about that yet. {note}"), memories, recalled.mode
-        body = "\n".join(["Here is what I remember about that:", *lines, note])
+        body = "\n".join([head, *lines, note])
         return reply(turn, body), memories, recalled.mode
 
     async def _offer(self, core: Core, turn: Turn, facts: list[str], reason: str, note: str) -> Outgoing:

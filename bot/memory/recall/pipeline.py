@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import NamedTuple
 
@@ -47,6 +47,7 @@ from bot.memory.recall.context import Candidate, assemble_context, recall_token_
 from bot.storage.models import Conflict, Memory, utcnow
 from bot.memory.recall.questions import is_identity_question, is_past_question, question_period, question_slots
 from bot.memory.index.timeline import TimelineIndex
+from bot.memory.rules.conflict import states_slot
 from bot.memory.rules.frames import kind_words
 from bot.memory.rules.text import content_words, lemma
 
@@ -56,6 +57,7 @@ RANKED_CANDIDATES = 40  # what assembly chooses from (the benchmark scores the t
 LIVE_STATUSES = ("current", "unsure", "historical")
 MAX_SUCCESSOR_HOPS = 8  # a replacement chain longer than this is followed no further
 TOPIC_CANDIDATES = 10  # the newest memories of a topic the question names (questions.question_slots)
+COMPOUND_CANDIDATES = 30  # the newest memories of other topics read for one that states it too
 
 
 @dataclass(frozen=True)
@@ -168,19 +170,29 @@ def topic_hits(s: Session, owner_id: int, query: str) -> tuple[int, ...]:
     slots = question_slots(query)
     if not slots:
         return ()
+    live = (
+        Memory.owner_id == owner_id,
+        Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+        Memory.archived == False,  # noqa: E712
+        Memory.status.in_(LIVE_STATUSES),  # type: ignore[attr-defined]
+    )
     ids = s.exec(
         select(Memory.id)
-        .where(
-            Memory.owner_id == owner_id,
-            Memory.deleted_at.is_(None),  # type: ignore[union-attr]
-            Memory.archived == False,  # noqa: E712
-            Memory.slot.in_(sorted(slots)),  # type: ignore[union-attr]
-            Memory.status.in_(LIVE_STATUSES),  # type: ignore[attr-defined]
-        )
+        .where(*live, Memory.slot.in_(sorted(slots)))  # type: ignore[union-attr]
         .order_by(Memory.id.desc())  # type: ignore[union-attr]
         .limit(TOPIC_CANDIDATES)
     ).all()
-    return tuple(int(i) for i in ids)
+    # a fact saved under another topic that states an asked one too: "I'm 34 and I live in
+    # Leeds" is saved as a home, and answers "how old am I?" (the save reads it the same way:
+    # bot/memory/writing/saving.candidate_rows)
+    other = s.exec(
+        select(Memory.id, Memory.text)
+        .where(*live, Memory.slot.is_not(None), Memory.slot.not_in(sorted(slots)))  # type: ignore[union-attr]
+        .order_by(Memory.id.desc())  # type: ignore[union-attr]
+        .limit(COMPOUND_CANDIDATES)
+    ).all()
+    compound = [mid for mid, text in other if any(states_slot(text, slot) for slot in slots)]
+    return tuple(int(i) for i in [*ids, *compound])
 
 
 def other_topics(s: Session, owner_id: int, ids: list[int], asked: frozenset[str]) -> frozenset[int]:
@@ -215,6 +227,7 @@ class Row(NamedTuple):
     confidence: float
     uses: int
     replaced_by: int | None
+    slot: str | None = None  # the topic it was saved under (Memory.slot)
 
 
 @dataclass(frozen=True)
@@ -230,7 +243,7 @@ class DetailStage:
 _DETAIL_COLUMNS = tuple(
     Memory.__table__.c[name]  # type: ignore[attr-defined]
     for name in ("id", "text", "status", "category", "valid_from", "valid_until", "created_at", "importance",
-                 "confidence", "uses", "replaced_by")
+                 "confidence", "uses", "replaced_by", "slot")
 )
 
 
@@ -448,16 +461,39 @@ def gather_stage(
     vector_hits: Callable[[list[int]], dict[int, float]] | None,
     newest_cache: NewestCache | None = None,
     timeline: TimelineIndex | None = None,
+    past: bool = False,
 ) -> tuple[KeywordStage, dict[int, float], DetailStage]:
     """Steps 1 to 3 in one transaction (one trip to the database thread): the keyword stage
     unless already done (`kw`), the vector hits (`vector_hits(keyword ids)`, in-process), the
-    details of every candidate."""
+    details of every candidate. `past`: read the question as one about the past whatever its
+    words."""
     if kw is None:  # the question's vector is known already, or there are no vectors
         kw = keyword_stage(s, owner_id, query, dialect, few_limit, with_counts=False)
     vector = vector_hits(list(kw.keyword)) if vector_hits is not None else {}
     candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
-    return kw, vector, detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline,
-                                    past_question=is_past_question(query))
+    detail = detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline,
+                          past_question=past or is_past_question(query))
+    asked = question_slots(query)
+    if asked and detail.successors:
+        detail = replace(detail, successors=topic_successors(detail.successors, detail.rows, asked))
+    return kw, vector, detail
+
+
+def topic_successors(successors: dict[int, int], rows: dict[int, Row], asked: frozenset[str]) -> dict[int, int]:
+    """The replacement links that still join a topic the question asks about: an older fact
+    that states an asked topic keeps its successor only if the successor states it too.
+
+    Why: "turned 35 yesterday" marked "I'm 34 and I live in Leeds" past (the person chose so
+    against no recommendation); "where do I live?" then found the birthday through the word
+    "live" of the fact it replaced and showed it as the home. A successor is the present value
+    of the topics it states, not of every topic of the fact it replaced."""
+    def states(row: Row, slot: str) -> bool:
+        return row.slot == slot or states_slot(row.text, slot)
+
+    return {
+        old: new for old, new in successors.items()
+        if not any(states(rows[old], slot) and not states(rows[new], slot) for slot in asked)
+    }
 
 
 def rank(
@@ -514,6 +550,7 @@ def assemble(
     vector: dict[int, float] | None = None,
     topic: tuple[int, ...] = (),
     elsewhere: frozenset[int] = frozenset(),
+    past: bool = False,
 ) -> Recalled:
     """Step 5 (pure): the labelled blocks within the budgets; `keyword` and `vector` (the
     candidates' raw scores) go into the items, as the evidence an answer for a person needs;
@@ -530,7 +567,7 @@ def assemble(
         )
         for mid, parts in top
     ]
-    past = is_past_question(query)
+    past = past or is_past_question(query)
     ctx = assemble_context(
         candidates,
         past_question=past,

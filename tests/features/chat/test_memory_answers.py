@@ -160,6 +160,34 @@ async def test_a_birthday_told_in_chat_is_offered_and_asks_about_the_old_age(cor
     assert "“I have a pit mix called Tank”" in pet.text and "store this" not in pet.text.lower()
 
 
+async def test_a_compound_fact_marked_past_by_another_topic_lends_its_topic_to_no_one(core):
+    """Walking the story in the terminal (twelfth pass): after "turned 35 yesterday" marked
+    "I'm 34 and I live in Leeds" past (against no recommendation), "where do I live?" answered
+    "• turned 35 yesterday 🎂" as if it were the home, and after "moved to Madrid last spring"
+    marked it past, "how old am I?" answered with the move. A successor stands for the topics
+    it states, not for every topic of the fact it replaced."""
+    talk = Talk(core)
+    await talk.say("remember: I'm 34 and I live in Leeds")
+    out = await talk.say("remember: turned 35 yesterday")
+    await talk.press(out, "Mark older as past")
+    home = await talk.say("where do I live?")
+    assert "turned 35" not in home.text, home.text
+    # the person marked Leeds past themselves: what was true before, labelled, not "nothing saved"
+    assert home.text.startswith("Nothing current is saved about that. What was true before:"), home.text
+    assert "• remember: I'm 34 and I live in Leeds (before)" not in home.text  # the lead-in is not stored
+    assert "• I'm 34 and I live in Leeds (before)" in home.text, home.text
+    age = await talk.say("how old am I?")
+    assert "• turned 35 yesterday" in age.text and "Leeds" not in age.text, age.text
+    other = Talk(core, user="u2", chat="u2")
+    await other.say("remember: I'm 40 and I live in Leeds")
+    out = await other.say("remember: I moved to Madrid last spring")
+    await other.press(out, "Mark older as past")
+    home = await other.say("where do I live?")
+    assert "• I moved to Madrid last spring" in home.text, home.text
+    age = await other.say("how old am I?")
+    assert "Madrid" not in age.text and "• I'm 40 and I live in Leeds (before)" in age.text, age.text
+
+
 async def test_someone_else_cannot_press_my_save(core):
     talk = Talk(core)
     out = await talk.say("I have a dog called Biscuit")
