@@ -48,7 +48,7 @@ from bot.storage.models import Conflict, Memory, utcnow
 from bot.memory.recall.questions import is_identity_question, is_past_question, question_period, question_slots
 from bot.memory.index.timeline import TimelineIndex
 from bot.memory.rules.conflict import states_slot
-from bot.memory.rules.frames import kind_words
+from bot.memory.rules.frames import frame_words, kind_words, with_name_parts
 from bot.memory.rules.text import content_words, lemma
 
 KEYWORD_CANDIDATES = 50
@@ -129,6 +129,10 @@ def keyword_stage(
         for mid, score in search.keyword_search(conn, owner_id, " ".join(kin), KEYWORD_CANDIDATES, dialect,
                                                 max_terms=len(kin) + 1):
             hits[mid] = max(hits.get(mid, 0.0), min(score, best))
+        for mid in named_by_parts(conn, owner_id, kin, dialect):
+            # read as the kind itself: as good a match as the question's best word (a part
+            # such as "pit" scores little where it is common, as in a fire pit beside it)
+            hits[mid] = max(hits.get(mid, 0.0), best)
     topic = topic_hits(s, owner_id, query)
     elsewhere: frozenset[int] = frozenset()
     if topic:  # a question about a topic matches its facts as well as its best word match does
@@ -160,6 +164,23 @@ def kin_words(query: str) -> list[str]:
     answers "do I have a dog?" though they share no word."""
     words = content_words(query)
     return sorted(kind_words(words) - words - {lemma(w) for w in words})
+
+
+def named_by_parts(conn: sa.Connection, owner_id: int, kin: list[str], dialect: str) -> list[int]:
+    """The facts a search for the parts of a two-word name among `kin` finds ("pit" of "pit
+    mix") that read as one of `kin` themselves (bot/memory/rules/frames.frame_words). Why: the
+    index holds "I have a pit mix called Tank" as "pit" and "mix", and "pit" alone is no pet:
+    "we built a fire pit" shares the word and not the dog."""
+    words = frozenset(kin)
+    parts = sorted(with_name_parts(words) - words)
+    if not parts:
+        return []
+    found = search.keyword_search(conn, owner_id, " ".join(parts), KEYWORD_CANDIDATES, dialect,
+                                  max_terms=len(parts) + 1)
+    if not found:
+        return []
+    texts = {int(r[0]): r[1] for r in search.memory_rows(conn, owner_id, [mid for mid, _ in found], _TEXT_COLUMNS)}
+    return [mid for mid, _ in found if mid in texts and frame_words(texts[mid]) & words]
 
 
 def topic_hits(s: Session, owner_id: int, query: str) -> tuple[int, ...]:
@@ -245,6 +266,9 @@ _DETAIL_COLUMNS = tuple(
     for name in ("id", "text", "status", "category", "valid_from", "valid_until", "created_at", "importance",
                  "confidence", "uses", "replaced_by", "slot")
 )
+
+
+_TEXT_COLUMNS = tuple(Memory.__table__.c[name] for name in ("id", "text"))  # type: ignore[attr-defined]
 
 
 _NEWEST_PROBE = (

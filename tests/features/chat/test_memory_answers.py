@@ -188,6 +188,21 @@ async def test_a_compound_fact_marked_past_by_another_topic_lends_its_topic_to_n
     assert "Madrid" not in age.text and "• I'm 40 and I live in Leeds (before)" in age.text, age.text
 
 
+async def test_a_dog_named_by_a_two_word_breed_answers_do_i_have_pets(core):
+    """Walking the story in the terminal (eleventh pass): "do I have pets?" listed the lab and
+    not "I have a pit mix called Tank": the index holds "pit" and "mix", and "pit" alone is no
+    pet (a fire pit is not). A fact found by a part of a breed's name counts when it reads as
+    that pet."""
+    talk = Talk(core)
+    for fact in ("remember: I have a pit mix called Tank", "remember: we built a fire pit in the garden",
+                 "remember: got a tabby from the shelter last week"):
+        await talk.say(fact)
+    for question in ("do I have pets?", "do I have a dog?"):
+        out = await talk.say(question)
+        assert "• I have a pit mix called Tank" in out.text, (question, out.text)
+        assert "fire pit" not in out.text, (question, out.text)
+
+
 async def test_someone_else_cannot_press_my_save(core):
     talk = Talk(core)
     out = await talk.say("I have a dog called Biscuit")
