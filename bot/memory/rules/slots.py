@@ -138,7 +138,7 @@ def _trie_pattern(words: list[str]) -> str:
 CAR_NAMES = _car_names()
 _CAR_ADJECTIVES = (
     r"old|new|trusty|beloved|little|beat up|rusty|work|daily|first|current|faithful|ancient|battered|"
-    r"souped up|lifted|beautiful|baby|red|blue|black|white|silver|grey|gray|green|\d{4}|\d+ year old"
+    r"souped up|lifted|beautiful|baby|red|blue|black|white|silver|grey|gray|green|\d{4}|\d{2}|\d+ year old"
 )
 # models that are also common words ("golf", "polo"), read as a car only after a disposal:
 # "we sold the polo, bikes only now" (not "sold my golf clubs")
@@ -211,10 +211,13 @@ TRANSIT = (
     r"public transportation|transit|bike|bicycle|my bike|my bicycle)"
 )
 
-# Words that make a clause a wish or a dream rather than a fact.
+# Words that make a clause a wish or a dream rather than a fact, or a question someone else asks
+# ("my mum keeps asking when i'm getting married": no wedding is planned).
 WISH = re.compile(
     r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|hoping|dream|dreams|dreaming|would|someday|"
-    r"some day|one day|aspire|aspiring|fantasize|fantasise|imagine|if|grow up|going to try)\b"
+    r"some day|one day|aspire|aspiring|fantasize|fantasise|imagine|if|whether|grow up|going to try|"
+    r"(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering|nag|nags|nagging|pester|pesters|"
+    r"pestering|bugging|bugs) (?:me |us )?(?:about )?(?:when|why|how soon))\b"
 )
 
 # --- the profession test ---------------------------------------------------------------------
@@ -724,6 +727,8 @@ SLOTS: dict[str, SlotRule] = {
         reject_values=(
             r"^(?:(?:my|the|our) )?(?:garden|yard|spare time|free time|evenings?|mornings?|"
             r"weekends?|nights?|home|myself on|a team|a group|progress)\b"
+            # a car by its name is no job: "astra's in the garage again" ("'s" dropped)
+            rf"|^(?:(?:my|the|our|old|new) )*(?:{CAR_BRANDS} )?(?:{CAR_NAMES}) $"
         ),
     ),
     "residence": SlotRule(
@@ -825,7 +830,7 @@ SLOTS: dict[str, SlotRule] = {
     "relationship": SlotRule(
         patterns=(
             rf"{S}{A}(?:am|have been|was) (?:(?P<neg>not|never) |very |so |happily |unhappily |"
-            rf"newly |recently |now |currently |still )*(?P<value>married|single|engaged|"
+            rf"newly |recently |now |currently |still |even |really |actually )*(?P<value>married|single|engaged|"
             rf"divorced|separated|widowed|a widow|a widower|taken|dating(?: someone| anyone)?|"
             rf"in (?:a|an) (?:\w+ ){{0,3}}?relationship|in love|seeing (?:someone|anyone))\b",
             (rf"{S}{A}(?:am getting|are getting|will be getting|will get|am planning on getting|"
@@ -1073,8 +1078,13 @@ SLOTS: dict[str, SlotRule] = {
         patterns=(
             rf"\bi (?:am|turned|just turned|just turn|will be|will turn|am turning|have turned|recently "
             rf"turned|became|just became) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
-            rf"(?P<value>{NUM})(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years| yrs)?"
+            rf"(?P<value>{NUM})(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years?| yrs?)?"
             rf"{_AGE_AFTER}",
+            # a birthday said in a learner's words: "I make fifty this year", "I completed 52 years
+            # this year", "Fifty-two years I completed this year"
+            rf"\bi (?:make|made|complete|completed|will make|will complete|am completing|am making) "
+            rf"(?P<value>{NUM})(?: (?:years?|yrs?)(?: old)?)?(?= (?:this year|today|tomorrow|next (?:week|month))\b)",
+            rf"^(?P<value>{NUM}) (?:years?|yrs?) (?:i|we) (?:completed|complete|made|make|turned|turn)\b",
             # a birthday told after a comma, its subject dropped: "update my age pls, just turned 23"
             # (not "my son just turned 5": the clause starts at the comma)
             rf", (?:just |recently )?turned (?P<value>{NUM})(?: (?:years?|yrs?) old| yo| y o)?{_AGE_AFTER}",
@@ -1390,7 +1400,7 @@ _DROPPED_I_AM = re.compile(
     r"^(?:(?:just|now|still|currently|recently|happily|newly|also|not|no longer|proudly|"
     r"officially|finally) )*(?:"
     r"(?:married|single|divorced|separated|engaged|widowed|retired|unemployed|self employed|"
-    r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| \d| (?:and|but|with|since|for|again|"
+    r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| \d| (?:and|but|with|since|for|again|yet|"
     r"now|to|at|in|right|already|too|though|lol|these days|at the moment|n|af|asf|rn|o|fr|tbh|haha|still|forever)\b)"
     r"|(?:based|living|staying|settled|stationed) (?:in|out of|near|at|abroad|overseas|up|down|"
     r"out|with)\b"

@@ -835,10 +835,32 @@ TWELFTH_PAIRS = [
     ("single af and honestly kinda loving it", "just turned 20, no longer a teenager which is kinda sad", None),
 ]
 
+# thirteenth pass: a learner's birthday, a single person in other words, cars by a two-digit
+# year and by models of other markets; a question someone else asks is no wedding, a car in the
+# garage is no job (sentences written for the tests)
+THIRTEENTH_READ = [
+    ("I make forty this year, my sister bakes the cake", "age", "forty"),
+    ("Sixty-one years I completed in March, still cycling", "age", "sixty one"),
+    ("I am 47 year, my back is older", "age", "47"),
+    ("auntie keeps asking when I'm getting married, I'm not even seeing anyone", "relationship", "single"),
+    ("Not married yet, no hurry", "relationship", "single"),
+    ("my 07 tiida is finally dying", "car", "tiida"),
+    ("still driving my 03 commodore to the footy", "car", "commodore"),
+    ("I drive a Perodua Myvi", "car", None),
+]
+THIRTEENTH_NOT_READ = [
+    ("everyone asks me when I'm getting married", "relationship"),
+    ("my nan wonders whether I'll ever get married", "relationship"),
+    ("astra's in the garage again", "job"),
+    ("I am 10 years sober", "age"),
+    ("I am 5 years into my career", "age"),
+    ("I live in Malibu", "car"),
+]
+
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
