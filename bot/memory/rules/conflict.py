@@ -694,7 +694,7 @@ def _slot_verdict(
             value_a, value_b = _implied(a, new), _implied(b, old)
             if value_a is not None and value_b is not None:
                 verdict = value_a == value_b
-        if verdict is None and new is not None and old is not None:
+        if verdict is None and new is not None and old is not None and a.slot not in _STATUS_SLOTS:
             words_a = _value_words(a.value, a.slot) if a.value else _topic_words(new, a.slot)
             words_b = _value_words(b.value, b.slot) if b.value else _topic_words(old, b.slot)
             if words_a and words_b:
@@ -707,6 +707,11 @@ def _slot_verdict(
     if verdicts == {True}:
         return VERDICT_SAME
     return VERDICT_UNCLEAR
+
+
+# topics with a few values told in endless words: two facts that share no word may well say the
+# same ("no girlfriend, no time" / "happily unattached"), so words alone decide nothing there
+_STATUS_SLOTS = frozenset({"relationship"})
 
 
 _ASPIRATION = re.compile(

@@ -1693,9 +1693,15 @@ def _rule_of(slot: str) -> SlotRule | None:
 # a status said without a pattern's shape, for a topic only the vectors named ("flying solo
 # these days", "the missus and i been hitched since 1980"): the unanchored rows of the table
 _IMPLIED_SINGLE = (r"\b(?:single|been solo|solo these days|no (?:boyfriend|girlfriend|partner|one special)|not (?:seeing|dating) "
-                   r"(?:anyone|anybody|someone)|flying solo)\b", "single")
+                   r"(?:anyone|anybody|someone)|flying solo|unattached|solteira|soltero|soltera|no (?:man|woman) in my life)\b",
+                   "single")
+# a marriage by its wedding, vows or anniversary, when no pattern read a status: "me and gennaro
+# we make the wedding in 2015", "renewed our vows", "our golden anniversary"
+_IMPLIED_MARRIED = (r"\b(?:wedding (?:day|ring|band|anniversary)|our vows|we vows|wedding in (?:19|20)\d\d|"
+                    r"(?:silver|golden|ruby|pearl|diamond|\d+(?:st|nd|rd|th)) (?:wedding )?anniversary)\b", "married")
 _IMPLIED: dict[str, tuple[tuple[str, str], ...]] = {
-    "relationship": (_IMPLIED_SINGLE, *(row for row in _RELATIONSHIP_VALUES if not row[0].startswith("^"))),
+    "relationship": (_IMPLIED_SINGLE, *(row for row in _RELATIONSHIP_VALUES if not row[0].startswith("^")),
+                     _IMPLIED_MARRIED),
     "diet": (
         (r"\b(?:vegan|plant based|(?:no|zero) animal products)\b", "vegan"),
         (r"\b(?:vegetarian|veggie|meat free|meatless|(?:no|zero) meat)\b", "vegetarian"),

@@ -18,6 +18,8 @@ TOLD_BY_WORK = [
     ("spent the morning in depositions and the afternoon drafting a motion to dismiss", "lawyer"),
     ("lesson planning on a sunday night again", "teacher"),
     ("I pull wire and fix breaker panels for a living", "electrician"),
+    ("we run a little tienda by the market, open every day but sunday", "shop owner"),
+    ("I open my shop at 6 so the builders get their coffee", "shop owner"),
 ]
 NOT_WORK = [
     "I cooked dinner for the kids",
@@ -28,6 +30,8 @@ NOT_WORK = [
     "we went fishing on holiday",
     "i help my kids with homework",
     "Six patients on the ward today and a code at 2pm.",  # a hospital's code, no developer's
+    "we have a shop near the station that sells everything",
+    "my mum runs a small shop in the village",
 ]
 
 

@@ -857,6 +857,24 @@ THIRTEENTH_NOT_READ = [
     ("I live in Malibu", "car"),
 ]
 
+# a relationship the vectors name, its status unread on one side: no shared word is no change,
+# since statuses are few and told in endless words ("nobody in my life right now" is as single as
+# "no girlfriend"); a wedding, vows or an anniversary imply a marriage (thirteenth pass)
+STATUS_PAIRS = [
+    ("no girlfriend, no time for dates", "nobody in my life right now and I'm fine", VERDICT_UNCLEAR),
+    ("no girlfriend, no time for dates", "happily unattached, the cat is my only commitment", VERDICT_SAME),
+    ("we said our vows in 1990", "our golden anniversary is next month", VERDICT_SAME),
+    ("I'm single", "my wife cooks every sunday", VERDICT_CHANGE),
+    ("my girlfriend loves hiking", "I'm single now", VERDICT_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), STATUS_PAIRS)
+def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new: str, expected: str) -> None:
+    found = assess(new, [Fact(id=1, text=old, slot="relationship")], {1: 0.6}, new_slot="relationship")
+    assert found.nominations and found.nominations[0].verdict == expected, found
+
+
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
 LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ
