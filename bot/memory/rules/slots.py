@@ -920,6 +920,13 @@ SLOTS: dict[str, SlotRule] = {
             (r"\b(?:my |the |our )?divorce (?:was|is|has been|got|went) (?:finally |officially )?"
              r"(?:final|finalized|finalised|through)\b", "divorced"),
             r"\bmy (?:relationship status|marital status) is (?P<value>[^,;]+)",
+            # a marriage that ended, told by what came after it: "after the divorce I moved near my
+            # parents", "ten years since the split", "ex and I signed the papers" (not "after my
+            # parents' divorce", someone else's)
+            (r"\b(?:after|since) (?:the|my|our) (?:divorce|split|separation)\b", "divorced"),
+            (r"^(?:my |the )?ex (?:husband |wife |partner )?and (?:i|me) (?:finally |still |now )?(?:signed|share|"
+             r"split|co ?parent|finalized|finalised|divorced|separated|get along|are (?:civil|friends|still friends))\b",
+             "divorced"),
         ),
         negative_value="single",
         canonical=lambda value: _canonical_from(value, _RELATIONSHIP_VALUES),
@@ -934,6 +941,8 @@ SLOTS: dict[str, SlotRule] = {
             # missus packs me sandwiches"
             r"^(?:the )?(?P<value>hubby|hubs|wifey|missus|mrs|better half|other half)\b",
             r"^the (?P<value>wife|husband)\b",
+            r"\bmy (?P<value>better half|other half)\b",
+            r"^(?P<value>wife|husband)\b(?! (?:material|to be|goals|guy|of)\b)",
         ),
     ),
     "car": SlotRule(

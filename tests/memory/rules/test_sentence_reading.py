@@ -847,6 +847,11 @@ THIRTEENTH_READ = [
     ("my 07 tiida is finally dying", "car", "tiida"),
     ("still driving my 03 commodore to the footy", "car", "commodore"),
     ("I drive a Perodua Myvi", "car", None),
+    ("after the divorce I took a flat near the office", "relationship", "divorced"),
+    ("five years since the split, still friends", "relationship", "divorced"),
+    ("my ex and I co-parent the twins", "relationship", "divorced"),
+    ("my better half hates my snoring", "relationship", None),
+    ("wife's been nagging me about the gutters", "relationship", None),
 ]
 THIRTEENTH_NOT_READ = [
     ("everyone asks me when I'm getting married", "relationship"),
@@ -855,6 +860,8 @@ THIRTEENTH_NOT_READ = [
     ("I am 10 years sober", "age"),
     ("I am 5 years into my career", "age"),
     ("I live in Malibu", "car"),
+    ("since my sister's divorce she lives with us", "relationship"),
+    ("wife material, my mum says", "relationship"),
 ]
 
 # a relationship the vectors name, its status unread on one side: no shared word is no change,
