@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from bot.memory.rules.conflict import states_slot
 from bot.storage.models import Action, Memory, MemoryEvent, Reminder, utcnow
 
 SNAPSHOT_FIELDS = (
@@ -172,6 +173,32 @@ def live_memories(s: Session, owner_id: int) -> list[Memory]:
         .order_by(Memory.id)  # type: ignore[arg-type]
     )
     return list(s.exec(stmt))
+
+
+COMPOUND_CANDIDATES = 30  # the newest facts of other topics read again for the asked ones
+
+
+def stating_other_topic(s: Session, owner_id: int, slots: frozenset[str], statuses: tuple[str, ...]) -> list[int]:
+    """The newest facts saved under another topic that state one of `slots` too, newest first.
+    Why: "I'm 34 and I live in Leeds" is saved as a home, yet a new age must find it when it is
+    saved (bot/memory/writing/saving.candidate_rows) and "how old am I?" must reach it
+    (bot/memory/recall/pipeline.topic_hits); one read, so the two never disagree."""
+    if not slots:
+        return []
+    rows = s.exec(
+        select(Memory.id, Memory.text)
+        .where(
+            Memory.owner_id == owner_id,
+            Memory.deleted_at.is_(None),  # type: ignore[union-attr]
+            Memory.archived == False,  # noqa: E712
+            Memory.status.in_(statuses),  # type: ignore[attr-defined]
+            Memory.slot.is_not(None),  # type: ignore[union-attr]
+            Memory.slot.not_in(sorted(slots)),  # type: ignore[union-attr]
+        )
+        .order_by(Memory.id.desc())  # type: ignore[union-attr]
+        .limit(COMPOUND_CANDIDATES)
+    ).all()
+    return [int(mid) for mid, text in rows if any(states_slot(text, slot) for slot in slots)]
 
 
 # --- references instead of text ---------------------------------------------------------------

@@ -50,6 +50,7 @@ from bot.memory.index.timeline import TimelineIndex
 from bot.memory.rules.conflict import states_slot
 from bot.memory.rules.frames import frame_words, kind_words, with_name_parts
 from bot.memory.rules.text import content_words, lemma
+from bot.memory.store import stating_other_topic
 
 KEYWORD_CANDIDATES = 50
 VECTOR_CANDIDATES = 50
@@ -57,7 +58,6 @@ RANKED_CANDIDATES = 40  # what assembly chooses from (the benchmark scores the t
 LIVE_STATUSES = ("current", "unsure", "historical")
 MAX_SUCCESSOR_HOPS = 8  # a replacement chain longer than this is followed no further
 TOPIC_CANDIDATES = 10  # the newest memories of a topic the question names (questions.question_slots)
-COMPOUND_CANDIDATES = 30  # the newest memories of other topics read for one that states it too
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,7 @@ class KeywordStage:
     few: tuple[int, ...] = ()  # all of a person's memories, when they are only a few
     topic: tuple[int, ...] = ()  # memories of a topic the question names (already in `keyword`)
     elsewhere: frozenset[int] = frozenset()  # keyword hits of another topic, when the question names one
+    asked: frozenset[str] = frozenset()  # the topics the question asks about (questions.question_slots)
 
 
 def keyword_stage(
@@ -133,10 +134,11 @@ def keyword_stage(
             # read as the kind itself: as good a match as the question's best word (a part
             # such as "pit" scores little where it is common, as in a fire pit beside it)
             hits[mid] = max(hits.get(mid, 0.0), best)
-    topic = topic_hits(s, owner_id, query)
+    asked = question_slots(query)
+    topic = topic_hits(s, owner_id, asked)
     elsewhere: frozenset[int] = frozenset()
     if topic:  # a question about a topic matches its facts as well as its best word match does
-        elsewhere = other_topics(s, owner_id, sorted(set(hits) - set(topic)), question_slots(query))
+        elsewhere = other_topics(s, owner_id, sorted(set(hits) - set(topic)), asked)
         best = max(hits.values(), default=1.0)
         for mid in topic:
             hits[mid] = max(hits.get(mid, 0.0), best)
@@ -154,7 +156,7 @@ def keyword_stage(
         ).all()
         if len(live) <= few_limit:
             few = tuple(int(i) for i in live)
-    return KeywordStage(hits, counts, total, few, topic, elsewhere)
+    return KeywordStage(hits, counts, total, few, topic, elsewhere, asked)
 
 
 def kin_words(query: str) -> list[str]:
@@ -183,12 +185,11 @@ def named_by_parts(conn: sa.Connection, owner_id: int, kin: list[str], dialect: 
     return [mid for mid, _ in found if mid in texts and frame_words(texts[mid]) & words]
 
 
-def topic_hits(s: Session, owner_id: int, query: str) -> tuple[int, ...]:
+def topic_hits(s: Session, owner_id: int, slots: frozenset[str]) -> tuple[int, ...]:
     """The newest live memories saved with a topic (`Memory.slot`) the question asks about:
     "what do I do for work?" reaches "I'm a nurse now" and "I work at Google" (topic job),
     which share no word with it and may sit under the answer's cosine threshold. Historical
     ones too: the past-question rule of assembly decides whether they are shown."""
-    slots = question_slots(query)
     if not slots:
         return ()
     live = (
@@ -204,15 +205,8 @@ def topic_hits(s: Session, owner_id: int, query: str) -> tuple[int, ...]:
         .limit(TOPIC_CANDIDATES)
     ).all()
     # a fact saved under another topic that states an asked one too: "I'm 34 and I live in
-    # Leeds" is saved as a home, and answers "how old am I?" (the save reads it the same way:
-    # bot/memory/writing/saving.candidate_rows)
-    other = s.exec(
-        select(Memory.id, Memory.text)
-        .where(*live, Memory.slot.is_not(None), Memory.slot.not_in(sorted(slots)))  # type: ignore[union-attr]
-        .order_by(Memory.id.desc())  # type: ignore[union-attr]
-        .limit(COMPOUND_CANDIDATES)
-    ).all()
-    compound = [mid for mid, text in other if any(states_slot(text, slot) for slot in slots)]
+    # Leeds" is saved as a home, and answers "how old am I?" (the save reads it the same way)
+    compound = stating_other_topic(s, owner_id, slots, LIVE_STATUSES)
     return tuple(int(i) for i in [*ids, *compound])
 
 
@@ -497,9 +491,8 @@ def gather_stage(
     candidates = sorted(kw.keyword.keys() | vector.keys() | set(kw.few))
     detail = detail_stage(s, owner_id, candidates, dialect, newest_cache, timeline,
                           past_question=past or is_past_question(query))
-    asked = question_slots(query)
-    if asked and detail.successors:
-        detail = replace(detail, successors=topic_successors(detail.successors, detail.rows, asked))
+    if kw.asked and detail.successors:
+        detail = replace(detail, successors=topic_successors(detail.successors, detail.rows, kw.asked))
     return kw, vector, detail
 
 

@@ -26,12 +26,20 @@ from bot.memory.rules.classify import classify
 from bot.memory.rules.dates import extract_validity
 from bot.storage.models import Conflict, EventKind, Memory, MemoryEvent, Status, utcnow
 from bot.memory.owners import OwnerPrefs, read_prefs
-from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
+from bot.memory.store import (
+    MemoryView,
+    get_memory,
+    log_event,
+    mref,
+    new_action,
+    snapshot,
+    stating_other_topic,
+    touch,
+)
 
 MAX_FACT_CHARS = 2000
 CANDIDATE_LIMIT = 20
 SLOT_CANDIDATES = 10
-COMPOUND_CANDIDATES = 30  # the newest facts of other topics read again for this one
 VECTOR_CANDIDATES = 3
 LIVE = (Status.CURRENT.value, Status.UNSURE.value)
 
@@ -148,20 +156,7 @@ def candidate_rows(
         ids.extend(s.exec(stmt))
         # a fact stored under another topic that states this one too: "I'm 34 and I live in
         # Leeds" is stored as a home, yet a new age must find it (its rules split it again)
-        other = (
-            select(Memory.id, Memory.text)
-            .where(
-                Memory.owner_id == owner_id,
-                Memory.slot.isnot(None),  # type: ignore[union-attr]
-                Memory.slot != slot,
-                Memory.status.in_(LIVE),  # type: ignore[attr-defined]
-                Memory.archived == False,  # noqa: E712
-                Memory.deleted_at.is_(None),  # type: ignore[union-attr]
-            )
-            .order_by(Memory.id.desc())  # type: ignore[union-attr]
-            .limit(COMPOUND_CANDIDATES)
-        )
-        ids.extend(mid for mid, old_text in s.exec(other) if rules.states_slot(old_text, slot))
+        ids.extend(stating_other_topic(s, owner_id, frozenset({slot}), LIVE))
     words = rules.keywords(text)
     if words:
         # the fact's own words first, then the words of its kind ("beagle" gives some 40 breeds),
