@@ -41,6 +41,7 @@ from bot.memory.owners import OwnerPrefs
 from bot.memory.recall.pipeline import Recalled
 from bot.memory.recall.scoring import Weights
 from bot.memory.index.semantic import SemanticIndex
+from bot.memory.rules.slots import detect_slot
 from bot.memory.rules.slot_vectors import likely_slot, vector_slot
 from bot.memory.writing.saving import Decision, FactError, RememberResult
 from bot.memory.writing.settle import Choice, ConflictView, Settled
@@ -160,12 +161,20 @@ class MemoryService:
             source=source, confidence=confidence, source_ref=source_ref, created_at=created_at,
             embedding=self.semantic.pack(vector), actor=actor, importance=importance,
         )
+        topic = vector_slot(vector, text)
+        # the facts the vectors find likely of the new fact's topic: the neighbours', and the
+        # newest of the person's whole memory (the rules compare them only with a fact that
+        # states that topic)
+        likely_old = {
+            **self.semantic.likely_of(owner_id, detect_slot(text) or topic, saving.SLOT_CANDIDATES),
+            **self.semantic.likely_slots(owner_id, list(cosines)),
+        }
         # one transaction: preferences, related memories, rules and the write (a re-run after a
         # concurrent change reads everything afresh)
         out = await self._tx(
             saving.remember, owner_id, text, self.db.dialect, cosines, new, defaults=self.defaults,
-            review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=vector_slot(vector, text),
-            same=same, likely_slot=likely_slot(vector), likely_old=self.semantic.likely_slots(owner_id, list(cosines)),
+            review=review, dedupe=dedupe, judge_available=judge is not None, vector_slot=topic,
+            same=same, likely_slot=likely_slot(vector), likely_old=likely_old,
         )
         if isinstance(out, saving.AskJudge):
             assert judge is not None

@@ -23,7 +23,7 @@ from bot.memory.embeddings.encoder import pack_vector, unpack_vector
 from bot.storage.models import Memory
 from bot.memory.index.vectors import VectorIndex
 from bot.memory.rules.pair_vectors import same_fact
-from bot.memory.rules.slot_vectors import likely_slot, vector_slot
+from bot.memory.rules.slot_vectors import likely_rows, likely_slot, vector_slot
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +165,15 @@ class SemanticIndex:
             if topic is not None:
                 out[mid] = topic
         return out
+
+    def likely_of(self, owner_id: int, topic: str | None, limit: int) -> dict[int, str]:
+        """The newest `limit` memories of the owner (already loaded) that the vectors find
+        likely of `topic`, whatever their cosine with the new fact (slot_vectors.likely_rows)."""
+        if topic is None or self.index is None:
+            return {}
+        index = self.index
+        ids = likely_rows(lambda weights: index.project(owner_id, weights), topic)
+        return {mid: topic for mid in ids[:limit]}
 
     def added(self, owner_id: int, memory_id: int, vector: np.ndarray | None) -> None:
         if vector is not None and self.index is not None:

@@ -131,6 +131,9 @@ class OwnerVectors:
         rows = [(mid, self._row[mid]) for mid in ids if mid in self._row]
         return [mid for mid, _ in rows], self._mat[[r for _, r in rows]].copy()
 
+    def project(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._ids[: self.size].copy(), self._mat[: self.size] @ weights.T
+
     @property
     def nbytes(self) -> int:
         return int(self._mat.nbytes + self._ids.nbytes)
@@ -270,6 +273,15 @@ class VectorIndex:
             if owner is None:
                 return [], np.zeros((0, self.dim), dtype=np.float32)
             return owner.vectors(ids)
+
+    def project(self, owner_id: int, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every memory id of the owner with its vector times `weights` (classes x dim): one
+        product over the owner's matrix, as a search is (empty when not loaded)."""
+        with self._lock:
+            owner = self._owners.get(owner_id)
+            if owner is None:
+                return np.zeros(0, dtype=np.int64), np.zeros((0, weights.shape[0]), dtype=np.float32)
+            return owner.project(weights)
 
     def count(self, owner_id: int) -> int:
         with self._lock:

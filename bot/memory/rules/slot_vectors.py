@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from bot.memory.rules.conflict import own_present
 from bot.memory.rules.places import place_in
 from bot.memory.rules.slots import deed_professions
 
-__all__ = ["CLASSES", "DEED_THRESHOLD", "LIKELY_THRESHOLD", "LIKELY_TOPICS", "OTHER", "PLACE_THRESHOLD", "WEIGHTS_FILE",
+__all__ = ["CLASSES", "DEED_THRESHOLD", "LIKELY_THRESHOLD", "LIKELY_TOPICS", "likely_rows", "OTHER", "PLACE_THRESHOLD", "WEIGHTS_FILE",
            "is_home_by_place", "is_job_by_deed", "likely_slot", "vector_slot"]
 
 OTHER = "other"
@@ -109,6 +110,28 @@ def likely_slot(vector: np.ndarray | None) -> str | None:
     if classes[best] in LIKELY_TOPICS and float(probs[best]) >= LIKELY_THRESHOLD:
         return classes[best]
     return None
+
+
+def likely_rows(project: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], topic: str) -> list[int]:
+    """The ids, newest first, of the vectors the classifier finds likely of `topic` (as
+    likely_slot reads one vector). `project(weights)` gives every id with its vector times the
+    weights: one product over a person's whole matrix, so that a new job finds "2nd semester of
+    computer science at AU" (likely a job, stored with no topic) however unlike the two read."""
+    found = _weights()
+    if found is None or topic not in LIKELY_TOPICS:
+        return []
+    weights, bias, classes, _ = found
+    ids, z = project(weights)
+    if not len(ids):
+        return []
+    z = z + bias
+    z = z - z.max(axis=1, keepdims=True)
+    probs = np.exp(z)
+    probs /= probs.sum(axis=1, keepdims=True)
+    best = probs.argmax(axis=1)
+    want = classes.index(topic)
+    hit = (best == want) & (probs[np.arange(len(ids)), want] >= LIKELY_THRESHOLD)
+    return sorted((int(i) for i in ids[hit]), reverse=True)
 
 
 def vector_slot(vector: np.ndarray | None, text: str | None = None) -> str | None:

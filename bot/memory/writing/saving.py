@@ -224,10 +224,12 @@ def gather(
         return Gathered((), rules.Assessment(None, ()), slot)
     likely = likely_slot if slot is None else None
     cosines = cosines or {}
-    rows = candidate_rows(s, owner_id, text, slot or likely, dialect, list(cosines))
+    # facts the vectors find likely of the new fact's topic, though stored with none
+    of_topic = [mid for mid, topic in (likely_old or {}).items() if slot and topic == slot]
+    rows = candidate_rows(s, owner_id, text, slot or likely, dialect, [*cosines, *of_topic])
     facts = [rules.Fact(id=m.id, text=m.text, slot=m.slot, status=m.status) for m in rows]
     relevant = [f for f in facts if f.id in cosines or (slot and f.slot == slot) or (likely and f.slot == likely)
-                or rules.is_candidate(text, f)]
+                or f.id in of_topic or rules.is_candidate(text, f)]
     assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot, same=same,
                               likely=likely, likely_old=likely_old)
     if not dedupe:

@@ -290,3 +290,21 @@ def test_a_likely_status_is_never_a_sisters_or_a_friends() -> None:
                        ("him and i are giving it another go", True)):
         result = assess(new, [old], likely="relationship")
         assert bool(result.nominations) == asked, (new, result)
+
+
+@pytest.mark.parametrize(("old", "new", "asked"), [
+    # the working day shares no word with the job and its vector is far from it: found all
+    # the same, as a fact the vectors find likely a job (heldout22: "2nd semester of computer
+    # science at AU ..." was never compared with "I am teaching mathematics ...")
+    ("I pull espresso shots all day", "I'm a nurse.", True),
+    ("my son pulls espresso shots all day", "I'm a nurse.", False),  # someone else's day
+    ("I pull espresso shots all day", "I live in Leeds.", False),  # another topic
+])
+async def test_an_old_fact_likely_of_the_topic_is_found_though_no_neighbour(
+    tmp_path, old: str, new: str, asked: bool
+) -> None:
+    embedder = DayAtWork(dim=384)
+    one, two = await embedder.embed([old, new])
+    assert float(one @ two) < 0.6  # not a vector neighbour: only its likely topic finds it
+    first, _ = await save_two(tmp_path, embedder, old, new, asked)
+    assert first is not None and first.slot is None
