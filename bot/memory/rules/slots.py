@@ -206,6 +206,12 @@ WORK_VEHICLES = (
     r"school bus|bus|taxi|cab|ambulance|fire truck|garbage truck|delivery truck|delivery van|"
     r"tow truck|dump truck|cement truck|crane|train|tram|streetcar|limo|limousine|tractor)"
 )
+# what may stand before such a vehicle: "the big bus", "the 42 bus", "city bus" (no article)
+WORK_VEHICLE_LEAD = (
+    r"(?:(?:big|small|little|local|night|early|late|city|public|tour|airport|shuttle|intercity|"
+    r"long distance|express|yellow|red|double ?decker|company|hospital|county|council) )*"
+    r"(?:(?:number|no|route|line) )?(?:\d+[a-z]? )?"
+)
 TRANSIT = (
     r"(?:bus|buses|train|trains|subway|tube|metro|tram|underground|public transport|"
     r"public transportation|transit|bike|bicycle|my bike|my bicycle)"
@@ -515,7 +521,7 @@ def _by_make(core: str) -> str:
 
 
 _BIG = (r"(?:\bi (?:just )?(?:hit|turned|reached|am turning|am hitting|will be) "
-        r"|^(?:just |finally |about to be |almost )?(?:hit|turned|reached|hitting|turning) |^(?=the big \w+(?: (?:oh|o|0))? (?:was|is|came|comes|next|this|last|today|tomorrow|on)\b))"
+        r"|^(?:just |finally |about to be |almost )?(?:hit|turned|reached|hitting|turning) |^(?=the big \w+(?: (?:oh|o|0))? (?:was|is|came|comes|next|this|last|today|tomorrow|on|happened|hit|arrived)\b))"
         r"the big ")
 _BIG_AFTER = r"\b"  # the number's end
 # died, not passed an exam: "my husband passed away", "passed four years ago", "passed in 2019"
@@ -628,6 +634,13 @@ SLOTS: dict[str, SlotRule] = {
             (r"(?:^|, |\bi am (?:in )?(?:my )?)(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th) year of "
              r"(?:my )?(?:degree|uni|university|college|law school|med school|nursing school|grad school|"
              r"bachelors|masters|phd|ba|bsc|bscn|bsn|beng|msc|ma|mba)\b", "student"),
+            # a grade or a term of one's own schooling: "11th grade at a colegio in chapinero",
+            # "2nd semester of computer science at AU", "i'm in year 12" (not "teaching 11th grade")
+            (r"(?:^|, |\bi am (?:in )?(?:my )?|\bi am (?:now |currently )?in )(?:\d{1,2}(?:st|nd|rd|th)|first|second|"
+             r"third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|final|last) "
+             r"(?:grade|semester|term|sem) (?:at|of|in)\b(?! (?:my|his|her|their|our) )", "student"),
+            (r"(?:^|\bi am (?:now |currently )?in )(?:year|grade|form|class) (?:\d{1,2}|ten|eleven|twelve|thirteen) "
+             r"(?:at|in|of|now|this year|and)\b", "student"),
             # teaching a class or a subject, the subject dropped: "teaching AP chem this year",
             # "been teaching third grade since 2010" (not one's own child or a dog a trick)
             (rf"(?:^|{S}{A}(?:am |have been |been )?)teaching (?:\w+ ){{0,2}}?(?:grade|graders|class|classes|"
@@ -682,8 +695,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?!{LEISURE_VERBS}\b|(?:vote|voted|voting|root|rooted|rooting|cheer|cheered|pray|"
             rf"prayed|campaign|campaigned|ran|run|running)\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) for the (?:city|county|"
             rf"state|government|council|union|district|school district|federal government)\b",
-            (rf"(?:{S}{A}(?:drive|am driving|have been driving|have driven)|^(?:been )?driving) (?:a|an|the) "
-             rf"(?:(?:number|no|route|line) \d+ )?(?:{WORK_VEHICLES})\b", "driver"),
+            (rf"(?:{S}{A}(?:drive|am driving|have been driving|have driven)|^(?:been )?driving) "
+             rf"(?:(?:a|an|the) )?{WORK_VEHICLE_LEAD}(?:{WORK_VEHICLES})\b", "driver"),
             rf"{S}{A}(?:am|serve|served|have served|work|am serving) in the (?P<value>army|navy|"
             rf"air force|marines|marine corps|military|coast guard|national guard|police|"
             rf"police force|fire department)\b",
@@ -983,7 +996,7 @@ SLOTS: dict[str, SlotRule] = {
         ),
         negative_value="none",
         reject_values=(
-            rf"^{WORK_VEHICLES}\b|^(?:number|no|route|line) \d+ {WORK_VEHICLES}\b|"
+            rf"^{WORK_VEHICLE_LEAD}{WORK_VEHICLES}\b|"
             r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
             r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
             r"crazy|mad)\b"
@@ -1105,6 +1118,9 @@ SLOTS: dict[str, SlotRule] = {
             # a learner's way to say it: "I have 44 years"
             rf"\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
             rf"\bmy age is (?P<value>{NUM})\b",
+            # a birthday by when it came, the verb dropped: "55 this past winter, 43 seasons on the water"
+            r"^(?P<value>[1-9]\d) this past (?:winter|spring|summer|fall|autumn|month|january|february|march|"
+            r"april|may|june|july|august|september|october|november|december)\b",
             # a round birthday by its nickname, one's own: "just hit the big 4-0", "the big five-oh
             # was last month" (not "the big 40 party", which may be anyone's)
             (_BIG + r"(?:4|four|forty) ?(?:oh|o|0)" + _BIG_AFTER, "40"),
@@ -1707,6 +1723,7 @@ _IMPLIED_SINGLE = (r"\b(?:single|been solo|solo these days|no (?:boyfriend|girlf
 # a marriage by its wedding, vows or anniversary, when no pattern read a status: "me and gennaro
 # we make the wedding in 2015", "renewed our vows", "our golden anniversary"
 _IMPLIED_MARRIED = (r"\b(?:wedding (?:day|ring|band|anniversary)|our vows|we vows|wedding in (?:19|20)\d\d|"
+                    r"(?:since|after) our (?:wedding|nikah|big day)|our nikah|"
                     r"(?:silver|golden|ruby|pearl|diamond|\d+(?:st|nd|rd|th)) (?:wedding )?anniversary)\b", "married")
 _IMPLIED: dict[str, tuple[tuple[str, str], ...]] = {
     "relationship": (_IMPLIED_SINGLE, *(row for row in _RELATIONSHIP_VALUES if not row[0].startswith("^")),

@@ -863,6 +863,24 @@ THIRTEENTH_NOT_READ = [
     ("since my sister's divorce she lives with us", "relationship"),
     ("wife material, my mum says", "relationship"),
 ]
+FOURTEENTH_READ = [
+    ("i drive the big bus from the depot to the airport, six runs a day", "job", "driver"),
+    ("driving city bus on the night line, quiet roads", "job", "driver"),
+    ("I drive the 73 bus through town", "job", "driver"),
+    ("10th grade at a public school, finals next month", "job", "student"),
+    ("3rd semester of nursing at the poly and I'm tired", "job", "student"),
+    ("I'm in year 11 at the comprehensive", "job", "student"),
+    ("the big four-oh arrived last week, no crisis yet", "age", "40"),
+    ("61 this past spring and still climbing ladders", "age", "61"),
+    ("I teach 10th grade at a public school", "job", "teacher"),  # a grade taught, not attended
+]
+FOURTEENTH_NOT_READ = [
+    ("I drive a little Fiat to the station", "job"),
+    ("I drive the kids to school every morning", "job"),
+    ("my daughter is in 3rd grade at the village school", "job"),
+    ("12 this past week were tough", "age"),
+    ("the big 50 party was a blast", "age"),
+]
 
 # a relationship the vectors name, its status unread on one side: no shared word is no change,
 # since statuses are few and told in endless words ("nobody in my life right now" is as single as
@@ -884,8 +902,8 @@ def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new:
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
@@ -926,6 +944,7 @@ def test_values_read_where_they_stand_set_the_verdict(old: str, new: str, expect
 # verdict, so the same status said twice is Keep both, never "Mark older as past" (sixth pass).
 IMPLIED = [
     ("relationship", "the missus and i have been hitched for ages", "married"),
+    ("relationship", "twenty years since our nikah, alhamdulillah", "married"),
     ("relationship", "flying solo these days, nobody special", "single"),
     ("relationship", "my ex kept the dog after the divorce", "separated"),
     ("relationship", "we argue about whose turn it is to cook", None),
