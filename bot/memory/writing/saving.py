@@ -218,7 +218,8 @@ def gather(
     how sure the vectors are that a neighbour says the same thing (pair_vectors.py);
     `likely_slot`, a topic they find likely but not sure when they name none: that topic's facts
     are gathered and compared, but it is not stored as the new fact's slot; `likely_old`, the
-    same for the neighbours, which count as of that topic only against a new fact of it."""
+    same for the neighbours and for the newest facts the vectors find likely of the new fact's
+    topic (gathered too), which count as of that topic only against a new fact of it."""
     slot = rules.detect_slot(text) or vector_slot
     if not dedupe and not review:
         return Gathered((), rules.Assessment(None, ()), slot)
