@@ -276,10 +276,11 @@ class VectorIndex:
 
     def project(self, owner_id: int, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every memory id of the owner with its vector times `weights` (classes x dim): one
-        product over the owner's matrix, as a search is (empty when not loaded)."""
+        product over the owner's matrix, as a search is (empty when not loaded, or when the
+        weights were made for vectors of another size: another embedding model)."""
         with self._lock:
             owner = self._owners.get(owner_id)
-            if owner is None:
+            if owner is None or weights.ndim != 2 or weights.shape[1] != self.dim:
                 return np.zeros(0, dtype=np.int64), np.zeros((0, weights.shape[0]), dtype=np.float32)
             return owner.project(weights)
 

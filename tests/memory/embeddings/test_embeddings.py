@@ -261,6 +261,20 @@ def test_index_add_search_update_remove() -> None:
     assert idx.search(1, [1, 0, 0, 0], 5, exclude=[11]) == []
 
 
+def test_index_projects_every_vector_of_one_owner_and_refuses_weights_of_another_size() -> None:
+    """What the topic classifier reads over a person's whole memory (slot_vectors.likely_rows):
+    with an embedding model of another size (a hashing fallback), no product, no crash (a save
+    failed with a matmul error before)."""
+    idx = VectorIndex(dim=4)
+    idx.ensure_loaded(1, lambda: [(10, [1, 0, 0, 0]), (11, [0, 1, 0, 0])])
+    idx.ensure_loaded(2, lambda: [(20, [0, 0, 1, 0])])
+    ids, z = idx.project(1, np.eye(2, 4, dtype=np.float32))
+    assert sorted(zip(ids.tolist(), z.tolist())) == [(10, [1.0, 0.0]), (11, [0.0, 1.0])]
+    ids, z = idx.project(1, np.ones((3, 8), dtype=np.float32))  # weights for 8-wide vectors
+    assert len(ids) == 0 and z.shape == (0, 3)
+    assert len(idx.project(3, np.eye(2, 4, dtype=np.float32))[0]) == 0  # not loaded
+
+
 def test_index_matches_brute_force_after_churn() -> None:
     rng = np.random.default_rng(7)
     vecs = _unit(rng, 3000, 32)
