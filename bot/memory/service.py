@@ -165,10 +165,11 @@ class MemoryService:
         # the facts the vectors find likely of the new fact's topic: the neighbours', and the
         # newest of the person's whole memory (the rules compare them only with a fact that
         # states that topic)
+        compared = dedupe or review is not False  # a save with neither compares nothing
         likely_old = {
             **self.semantic.likely_of(owner_id, detect_slot(text) or topic, saving.SLOT_CANDIDATES),
             **self.semantic.likely_slots(owner_id, list(cosines)),
-        }
+        } if compared else {}
         # one transaction: preferences, related memories, rules and the write (a re-run after a
         # concurrent change reads everything afresh)
         out = await self._tx(

@@ -91,10 +91,13 @@ def _probs(vector: np.ndarray | None) -> tuple[np.ndarray, tuple[str, ...], floa
     v = np.asarray(vector, dtype=np.float32).reshape(-1)
     if v.shape[0] != weights.shape[1]:
         return None
-    z = weights @ v + bias
-    z = z - z.max()
-    probs = np.exp(z)
-    return probs / probs.sum(), classes, threshold
+    return _softmax(weights @ v + bias), classes, threshold
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """Class probabilities along the last axis (one vector, or one row per vector)."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def likely_slot(vector: np.ndarray | None) -> str | None:
@@ -124,10 +127,7 @@ def likely_rows(project: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], 
     ids, z = project(weights)
     if not len(ids):
         return []
-    z = z + bias
-    z = z - z.max(axis=1, keepdims=True)
-    probs = np.exp(z)
-    probs /= probs.sum(axis=1, keepdims=True)
+    probs = _softmax(z + bias)
     best = probs.argmax(axis=1)
     want = classes.index(topic)
     hit = (best == want) & (probs[np.arange(len(ids)), want] >= LIKELY_THRESHOLD)
