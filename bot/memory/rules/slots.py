@@ -632,7 +632,7 @@ SLOTS: dict[str, SlotRule] = {
              r"first year|second year|third year|fourth year|final year|1st year|2nd year|3rd year|4th year) "
              r"(?:in|studying|doing) (?!(?:the|my|our|a|an|high school)\b)[a-z]+", "student"),
             (r"(?:^|, |\bi am (?:in )?(?:my )?)(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th) year of "
-             r"(?:my )?(?:degree|uni|university|college|law school|med school|nursing school|grad school|"
+             r"(?:my |a |the )?(?:[a-z]+ )?(?:degree|uni|university|college|law school|med school|nursing school|grad school|"
              r"bachelors|masters|phd|ba|bsc|bscn|bsn|beng|msc|ma|mba)\b", "student"),
             # a grade or a term of one's own schooling: "11th grade at a colegio in chapinero",
             # "2nd semester of computer science at AU", "i'm in year 12" (not "teaching 11th grade")

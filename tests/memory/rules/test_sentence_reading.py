@@ -873,6 +873,13 @@ FOURTEENTH_READ = [
     ("the big four-oh arrived last week, no crisis yet", "age", "40"),
     ("61 this past spring and still climbing ladders", "age", "61"),
     ("I teach 10th grade at a public school", "job", "teacher"),  # a grade taught, not attended
+    ("3rd year of my physics degree, exams soon", "job", "student"),
+]
+# a student of a trade who now works in it has changed jobs (the walk: "Keep both" was
+# recommended for a nursing student become a staff nurse, by the shared word "nurse")
+FOURTEENTH_PAIRS = [
+    ("2nd year of my nursing degree and placements are brutal", "I'm a staff nurse on a cardiac ward now",
+     VERDICT_CHANGE),
 ]
 FOURTEENTH_NOT_READ = [
     ("I drive a little Fiat to the station", "job"),
@@ -907,7 +914,7 @@ LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
