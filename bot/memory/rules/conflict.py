@@ -388,6 +388,10 @@ def _is_negated(toks: list[str], norm: str) -> bool:
     return count % 2 == 1
 
 
+_NAMING = frozenset({"named", "called", "nicknamed"})
+_RATE = frozenset({"per", "each", "every"})
+
+
 def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
     """(counted noun, number, explicit) for "2 kids", "three arabian horses", "one sister",
     "a dog", "no kids". `explicit` is False for "a"/"an"/"no", which are compared only with an
@@ -411,6 +415,11 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
                 break  # "a children's hospital": an article counts one thing, never a plural
             np_end = nxt is None or nxt in STOP_WORDS or nxt[0].isdigit()
             if plural or np_end:
+                after = toks[end + j + 1] if end + j + 1 < len(toks) else None
+                if not explicit and after in _NAMING:
+                    break  # "a cat named Fortune" names one of them, it does not count them
+                if after in _RATE:
+                    break  # "fifty kids per class": a rate, not what one has
                 if lem not in _TIME_UNITS and lem not in _MEASURES and lem not in GENERIC_WORDS and len(lem) > 1:
                     found.append((lem, value, explicit))
                 break

@@ -148,11 +148,11 @@ _DISPOSED_MODELS = (
 )
 VEHICLES = (
     r"(?:car|truck|pickup|pickup truck|suv|minivan|mini van|van|motorcycle|motorbike|scooter|"
-    r"moped|convertible|sedan|hatchback|jeep|station wagon|wagon|coupe|electric car|ev|hybrid)"
+    r"moped|convertible|sedan|hatchback|jeep|station wagon|wagon|coupe|electric car|ev|hybrid|ute)"
 )
 PARTNER = (
     r"(?:wife|husband|boyfriend|girlfriend|fiance|fiancee|finace|spouse|hubby|bf|gf|partner|"
-    r"significant other)"
+    r"significant other|bae)"
 )
 # words for people whose partner is not one's own ("my sister husband", "my boss wife")
 _OTHERS_PEOPLE = (r"sons?|daughters?|sisters?|brothers?|sis|bro|mom|mum|mother|dad|father|kids?|cousins?|aunts?|"
@@ -219,8 +219,12 @@ TRANSIT = (
 
 # Words that make a clause a wish or a dream rather than a fact, or a question someone else asks
 # ("my mum keeps asking when i'm getting married": no wedding is planned).
+# "I wish to inform you", "I would like you to know", "I want you to note": said to the bot,
+# no wish
+_TELLING = (r"(?! (?:(?:like|love) )?(?:(?:you|u) )?to (?:inform|let (?:you|u) know|tell|say|note|mention|add|"
+            r"share|report|record|update|remind|know|point out|confirm|clarify|correct|put on record)\b)")
 WISH = re.compile(
-    r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|hoping|dream|dreams|dreaming|would|someday|"
+    r"\b(?:(?:want|wants|wanted|wish|wishes|would)" + _TELLING + r"|hope|hopes|hoping|dream|dreams|dreaming|someday|"
     r"some day|one day|aspire|aspiring|fantasize|fantasise|imagine|if|whether|grow up|going to try|"
     r"(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering|nag|nags|nagging|pester|pesters|"
     r"pestering|bugging|bugs) (?:me |us )?(?:about )?(?:when|why|how soon))\b"
@@ -262,7 +266,7 @@ NOT_JOBS: frozenset[str] = frozenset(
     uncle niece nephew cousin wife husband partner lover boyfriend girlfriend fiance fiancee
     widow widower orphan twin parent mom dad baby child kid teenager toddler adult
     member customer user owner buyer renter tenant neighbor neighbour stranger foreigner outsider
-    newcomer beginner starter learner leader follower supporter believer
+    newcomer beginner starter learner leader follower supporter believer grader graders
     fan enthusiast addict junkie nerd geek buff fanatic hobbyist collector volunteer
     lover dreamer thinker talker listener worrier sleeper eater drinker smoker spender saver
     winner loser survivor warrior fighter donor visitor ancestor descendant
@@ -319,8 +323,19 @@ _NP_BOUNDARY = re.compile(
 def _listed_profession(value: str) -> bool:
     """A profession by a listed word only, not by an agent noun's suffix ("i am older", "i am
     senior" are no jobs)."""
-    head = value.split()[-1]
+    words = value.split()
+    head = words[-1]
+    if words[0] in {"no", "not", "any", "never"} or (head == "rn" and len(words) > 1 and words[-2] in _NOT_RN):
+        return False  # "no gf rn, too busy": none right now, no nurse
+    if head in _RETIRED_NOUNS:
+        return True  # "I am pensioner since 9 years"
     return (head in PROFESSIONS or lemma(head) in PROFESSIONS or head in _JOB_SYNONYMS) and head not in NOT_JOBS
+
+
+_RETIRED_NOUNS = frozenset({"pensioner", "retiree", "pensionist", "oap"})
+# words before "rn" that make it "right now": "single rn", "so tired rn", "broke rn"
+_NOT_RN = frozenset({"gf", "bf", "single", "busy", "tired", "broke", "free", "home", "here", "now", "vibing",
+                     "sad", "happy", "stressed", "dating", "unemployed", "jobless"})
 
 
 def is_profession(phrase: str) -> bool:
@@ -336,8 +351,8 @@ def is_profession(phrase: str) -> bool:
     if canonical_place(" ".join(words)) is not None:
         return False  # "Denver." is a city, not one who denves
     head, mods = words[-1], set(words[:-1])
-    if head == "rn" and words[0].endswith("ing"):
-        return False  # "doing keto rn": right now, not a nurse
+    if head == "rn" and (words[0].endswith("ing") or (len(words) > 1 and words[-2] in _NOT_RN)):
+        return False  # "doing keto rn", "single rn": right now, not a nurse
     head_lemma = lemma(head)
     professional = "professional" in mods or "pro" in mods
     if mods & _HOBBY_ADJECTIVES and not professional:
@@ -412,7 +427,7 @@ _RELATIONSHIP_VALUES: tuple[tuple[str, str], ...] = (
      r"better half)\b", "married"),
     (r"\b(?:boyfriend|bf)\b", "partnered boyfriend"),
     (r"\b(?:girlfriend|gf)\b", "partnered girlfriend"),
-    (r"\b(?:partner|dating|seeing|relationship|taken|in love|significant other|together)\b",
+    (r"\b(?:partner|dating|seeing|relationship|taken|in love|significant other|together|bae)\b",
      "partnered"),
 )
 """A boyfriend and a girlfriend are two partners (a change); "seeing someone" names neither, so
@@ -702,9 +717,10 @@ SLOTS: dict[str, SlotRule] = {
             rf"police force|fire department)\b",
             # what one does at a workplace: "I wait tables at a steakhouse", "I fly planes for an
             # airline"
+            # (not a verb of someone else: "my wife is 36 and teaches chinese at the same school")
             # (not a room of one's own home: "i grow succulents in my yard", "in our kitchen"; "at
             # my own garage" is a workplace)
-            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?!(?:[a-z]+ ){{0,2}}(?:hours?|hrs|days?|weeks?|months?|years?|yrs|shifts?|nights?|mornings?|afternoons?)\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in(?! (?:my|our) "
+            rf"{S}{A}(?!{LEISURE_VERBS}\b)(?!(?:[a-z]+ ){{0,2}}(?:hours?|hrs|days?|weeks?|months?|years?|yrs|shifts?|nights?|mornings?|afternoons?)\b)(?P<value>(?![a-z]*[^s\W]s\b)[a-z]+(?: [a-z]+){{0,2}}?) (?:at|for|in(?! (?:my|our) "
             rf"(?:[a-z]+ ){{0,2}}?(?:yard|garage|kitchen|studio|office|gym|garden|basement)s?\b)) "
             rf"(?:a|an|the|my|our|one|this|that|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
             # a parent at home: "I stay home with my three kids" (one value with "a stay at home mom")
@@ -716,7 +732,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:joined|have joined|am joining) (?P<value>(?:a |an |the )?(?:\w+ )?"
             rf"(?:startup|start up|company|firm|agency|army|navy|air force|marines|military|"
             rf"police force))\b",
-            (rf"{S}{A}(?:teach|have taught|have been teaching|am teaching) (?:[a-z0-9]+ ){{0,2}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
+            (rf"{S}{A}(?:teach|have taught|have been teaching|am teaching) (?:[a-z0-9]+ ){{0,4}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
              rf"kindergarten|preschool|grade|college|university|classes)\b", "teacher"),
             (rf"{S}{A}teach(?: now| full time| part time| for a living)?(?=$|[,.!])", "teacher"),
             (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
@@ -772,6 +788,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:settled|have settled|settled down|have settled down) (?:down )?(?:in|on|near) "
             rf"(?P<value>[^,;]+)",
             rf"{S}{A}(?:moved|have moved|went|came|am moving) back home to (?P<value>[^,;]+)",
+            # a new start somewhere: "I packed up the truck and started over in Bozeman"
+            rf"{S}{A}(?:started over|started afresh|started again|started a new life|made a new life|"
+            rf"made a (?:new )?home|set up home|put down roots|have put down roots) (?:in|on|near) (?P<value>[^,;]+)",
             # no preposition, or a direction before it: "I live downtown", "we live up north",
             # "I live out in the country", "We live abroad"
             rf"{S}{A}(?:live|am living|are living|have lived|reside) (?:up|down|out|over|back) "
@@ -820,6 +839,10 @@ SLOTS: dict[str, SlotRule] = {
             (r"\bhere in (?!.*\b(?:for the weekend|on holiday|on vacation|visiting|trip|this week only|"
              r"for work|for a conference|for a wedding)\b)(?P<value>[a-z]+(?: [a-z]+){0,2})", _names_one_place),
             (r"^(?P<value>[a-z][a-z ]{1,30}?) area\b(?=$|,)", _is_place),
+            # a known city and how long one has been there: "Rustenburg for 12 years now",
+            # "Leeds since 2009" (not days or weeks: a trip)
+            (r"^(?P<value>[a-z][a-z ]{1,30}?) (?:for (?:the (?:last|past) )?(?:[a-z0-9]+ ){1,2}?(?:years?|decades?)|"
+             r"since (?:\d{4}|the \d{2}s|i was \w+))(?: now)?(?=$|[,.!;]| now\b| and\b)", _names_one_place),
             # "I'm from Detroit and still live there"
             r"\b(?:i|we) (?:am|are) (?:originally )?from (?P<value>[a-z][a-z ]{1,30}?) and (?:i |we )?"
             r"(?:still |now )?(?:live|stay|reside) (?:there|here)\b",
@@ -858,6 +881,10 @@ SLOTS: dict[str, SlotRule] = {
             # told by the wedding: "the missus and i tied the knot back in 91", "put a ring on it
             # last christmas, wedding is in june"
             (rf"{S}{A}(?:tied|have tied) the knot\b", "married"),
+            # in learner's English: "me and Agnieszka we have wedding 20 years ago", "I am husband
+            # of Gerti since 1975"
+            (r"\bwe (?:have|had|did) (?:our |the )?wedding (?:(?:\w+ ){1,2}ago|in \d{4}|since)\b", "married"),
+            (r"\bi am (?:the )?(?:husband|wife|spouse) of (?!(?:a|an|the|my)\b)\w+", "married"),
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
             (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
             (rf"{S}{A}asked (?:my |her |him )?(?:\w+ ){{0,2}}?to marry me\b(?!.*\b(?:said no|turned me down)\b)",
@@ -906,7 +933,7 @@ SLOTS: dict[str, SlotRule] = {
              r"(?:(?:sadly|suddenly) )?" + _PASSED + r"\b", "widowed"),
             (r"\bmy late (?:wife|husband|spouse|partner)\b", "widowed"),
             # (a partner named before "passed": "My Wife Margaret Passed Away Three Years Ago")
-            (r"\b(?:my|our) (?:wife|husband|spouse|partner|hubby) (?!(?:s|father|mother|dad|mom|mum|brother|sister|"
+            (r"\b(?:my|our) (?:(?:dear|beloved|sweet|lovely|darling) )?(?:wife|husband|spouse|partner|hubby) (?!(?:s|father|mother|dad|mom|mum|brother|sister|"
              r"son|daughter|friend|dog|cat|uncle|aunt|grandma|grandpa|grandmother|grandfather|cousin|boss|nan|gran)\b)"
              r"[a-z]+ " + _PASSED + r"\b", "widowed"),
             # the wedding said in other words: "Mary and I said I do in 1963", "been hitched to
@@ -952,7 +979,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?P<value>(?:wife|husband|hubby|boyfriend|girlfriend|fiance|fiancee|spouse))\b(?! s\b)",
             # one's own partner named without "my", as chat does: "hubby's cooking tonight", "the
             # missus packs me sandwiches"
-            r"^(?:the )?(?P<value>hubby|hubs|wifey|missus|mrs|better half|other half)\b",
+            r"^(?:the )?(?P<value>hubby|hubs|wifey|missus|mrs|better half|other half|bae)\b",
             r"^the (?P<value>wife|husband)\b",
             r"\bmy (?P<value>better half|other half)\b",
             r"^(?P<value>wife|husband)\b(?! (?:material|to be|goals|guy|of)\b)",
@@ -962,7 +989,7 @@ SLOTS: dict[str, SlotRule] = {
         patterns=(
             rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our) "
             rf"(?P<value>[^,;]+)",
-            rf"\bmy (?:main |primary |only |daily |current |new |first |old |usual |family |work )?"
+            rf"\b(?:my|the work|the family) (?:main |primary |only |daily |current |new |first |old |usual |family |work )?"
             rf"(?:{VEHICLES}|ride|vehicle|transportation|transport|mode of transportation|"
             rf"means of transportation|mode of transport|means of transport|daily driver) "
             rf"(?:is|are) (?P<value>[^,;]+)",
@@ -1168,8 +1195,8 @@ SLOTS: dict[str, SlotRule] = {
     "favorite_{cat}": SlotRule(
         patterns=(
             r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
-            r"(?P<cat>[a-z ]+?) (?:is|are|was|has to be|would be|must be|of all time is|"
-            r"has always been|will always be|has been) "
+            r"(?P<cat>[a-z ]+?)(?: ever| of all time|, [a-z ]{1,40},)? (?:is|are|was|has to be|would be|must be|"
+            r"has always been|will always be|has been|remains|stays|is still) "
             r"(?P<value>[^,;]+)",
             r"(?P<value>[a-z][a-z ]*?)(?: is| are| has been| have been| was| will be| will always be|"
             r" has always been| have always been|,) (?:(?:probably|definitely|easily|still|hands down|"
@@ -1178,6 +1205,7 @@ SLOTS: dict[str, SlotRule] = {
             r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
         ),
         canonical=lambda value: re.sub(r"\bautumn\b", "fall", value),  # one season, two names
+        reject_values=r"^(?:he|she|it|they|that|this|these|those|him|her|them)$",  # said before it
     ),
     "eyes": SlotRule(
         patterns=(
@@ -1231,7 +1259,8 @@ _CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor
 _CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style|series)s?$")
 _VAGUE_CATEGORIES = frozenset({"thing", "one", "part", "stuff", "activity to do", "thing to do"})
 # "my favorite thing to eat" is the food slot
-_CATEGORY_NAMES = {"time of year": "season", "time of the year": "season", "thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
+_CATEGORY_NAMES = {"novel": "book", "film": "movie", "football team": "team", "football club": "team", "club": "team",
+                   "time of year": "season", "time of the year": "season", "thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
                    "thing to drink": "drink", "beverage": "drink"}
 
 
@@ -1288,7 +1317,7 @@ class SlotMatch:
 
 
 _HINT_SYNONYMS = {"hubby": "husband", "bf": "boyfriend", "gf": "girlfriend", "fiancee": "fiance",
-                  "spouse": "partner", "significant other": "partner"}
+                  "significant other": "partner"}  # (a spouse is married: no synonym)
 _NOW = re.compile(r"\b(?:now|these days|nowadays|currently|at the moment)\b")
 _CLAUSE_BREAK = re.compile(r",|\bbut\b|\band i\b|\bso\b|\bbecause\b")
 _SENTENCE_SPLIT = re.compile(r"[.!?;:\n]+(?:\s+|$)|\s+-\s+")
@@ -1591,7 +1620,18 @@ _FAVOURITE_AFTER = re.compile(
 )
 _FAVOURITE_NOTE = re.compile(r"^(?:my )?(?:favou?rite|fav|fave) ([a-z]+(?: [a-z]+)?) ?[?:=-]+ ?(?=[a-z])")
 # the note the other way round: "Tacos. Favorite food, no question."
-_FAVOURITE_NOTE_AFTER = re.compile(r"^([a-z][a-z ]{0,30}?)[.!:-]+ (?:my )?favou?rite ([a-z]+)\b")
+# (not a lead-in before a whole statement: "for your notes: favourite book ever is Solaris")
+_FAVOURITE_NOTE_AFTER = re.compile(
+    r"^([a-z][a-z ]{0,30}?)[.!:-]+ (?:my )?favou?rite ([a-z]+)\b"
+    r"(?! (?:ever |of all time )?(?:is|are|was|has|will|would|remains)\b)"
+)
+# the favourite named in the clause before, then a pronoun: "Juan Gabriel forever, he's my
+# favorite singer", "Hafez. He is my favourite poet."
+_FAVOURITE_PRONOUN = re.compile(
+    r"^([a-z][a-z ]{0,30}?)(?: forever| for life| all the way| always| every time)?[,.!]+ "
+    r"(?:he|she|it|they|that|this) (?:is|are|was|has always been|will always be) "
+    r"(?:(?:still|definitely|easily|always|forever) )?my (favou?rite [a-z]+(?: [a-z]+)?)"
+)
 # a note that is only the job: "Pediatric nurse, night shift.", "Animal doctor, aka
 # veterinarian.", "Welder by trade." (read as "i am a ..." when the words name a profession)
 _JOB_NOTE = re.compile(
@@ -1602,7 +1642,44 @@ _JOB_NOTE = re.compile(
 # "fav", "fave": favourite
 _FAV = re.compile(r"\bfave?\b")
 # "my favorite" said without "my": "favorite book is pride and prejudice"
-_BARE_FAVOURITE = re.compile(r"^favou?rite (?=[a-z]+(?: [a-z]+)? (?:is|are) )")
+_BARE_FAVOURITE = re.compile(
+    r"(?:^|(?<=[:.!;] ))favou?rite (?=[a-z]+(?: [a-z]+)? (?:ever |of all time )?(?:is|are) )"
+)
+# the team one supports, said as fans say it: "I am a committed supporter of Arsenal Football
+# Club", "Kotoko supporter.", "Celtic season ticket since I was 12", "I support FC Porto, always",
+# "fan of GKS Katowice since small boy, every match I go", "CHIVAS till i die ... even when they
+# lose". "Fan of", "I support" and "till I die" name a team only among words of sport (not "I
+# am a fan of jazz", "I support my sister"); "supporter of" and a season ticket always do.
+_SPORT = re.compile(
+    r"\b(?:fc|afc|sc|cf|football|soccer|match|matches|league|stadium|derby|goals?|kit|jersey|cup|"
+    r"united|rovers|athletic|wanderers|hail hail|relegat\w*|ultras|home games?|away games?|"
+    r"season tickets?)\b"
+)
+# a team's results: enough for "Chivas till I die, even when they lose", not for "fan of"
+_RESULTS = re.compile(r"\b(?:lose|loses|lost|losing|win|wins|won|winning|beat|beaten|draw)\b")
+_SUPPORTER = (r"(?:a |an )?(?:(?:big|huge|massive|committed|loyal|lifelong|life long|die hard|diehard|devoted|"
+              r"proud|true|long time|longtime|passionate|season ticket holding|\w+ly) )*")
+_TEAM_ALWAYS = (
+    (re.compile(rf"\bi (?:am|have been|was|will always be) {_SUPPORTER}supporter of (?:the )?"),
+     "my favorite team is "),
+    (re.compile(r"^(?!(?:a|an|the|big|huge|my|no|not|proud|lifelong|loyal|die hard|diehard)\b)"
+                r"([a-z][a-z ]{0,25}?) (?:supporter|season ticket(?: holder)?)(?: (?:since|for|till|until)\b|[,.!]|$)"),
+     r"my favorite team is \1, "),
+    (re.compile(r"\bi (?:have|hold) (?:a |had a )?season ticket (?:at|for) (?:the )?"), "my favorite team is "),
+    (re.compile(r"^(?:a )?season ticket(?: holder)? (?:at|for) (?:the )?"), "my favorite team is "),
+)
+_TEAM_IN_SPORT = (
+    (re.compile(rf"\bi (?:am|have been|was|will always be) {_SUPPORTER}fan of (?:the )?"), "my favorite team is "),
+    (re.compile(r"\bi (?:(?:still|always|have always|proudly|only|also|do|of course) )*support(?:ed)? (?:the )?"
+                r"(?!(?:my|our|his|her|their|him|them|you|it|this|that|a|an|each|people|family|local)\b)"),
+     "my favorite team is "),
+    (re.compile(r"^(?!(?:a|an|the|big|huge|my|no|not|i)\b)([a-z][a-z ]{0,25}?) fan\b"), r"my favorite team is \1,"),
+)
+_TEAM_FOR_LIFE = (
+    (re.compile(r"^(?!(?:a|an|the|big|huge|my|no|not|i)\b)([a-z][a-z ]{0,25}?) (?:for life|till i die|"
+                r"until i die|til i die|to the death|through and through)\b"),
+     r"my favorite team is \1,"),
+)
 # the best of a category is the favourite: "fall is the best season, hands down", "the matrix is
 # the greatest movie ever made", "summers the best season" (a category of things one can have a
 # favourite of, so that "my boss is the best person" is none)
@@ -1662,6 +1739,7 @@ _NOTE_REWRITES = (
     (_CONTACT_NOTE, r"my \1 is "),
     (_FAVOURITE_AFTER, r"my \2 is \1"),
     (_FAVOURITE_NOTE_AFTER, r"my favorite \2 is \1."),
+    (_FAVOURITE_PRONOUN, r"my \2 is \1"),
 )
 _FAVOURITE_REWRITES = (
     (_BARE_FAVOURITE, "my favorite "),
@@ -1686,7 +1764,20 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         norm = f"i am a {job.group(1)}{norm[job.end():]}"
     for pattern, replacement in _FAVOURITE_REWRITES:
         norm = pattern.sub(replacement, norm)
+    if "favorite team" not in norm:
+        norm = _team_supported(norm)
     return _find_slots_normalised(norm)
+
+
+def _team_supported(norm: str) -> str:
+    """`norm` with the first way a fan names their team rewritten as "my favorite team is"."""
+    sport = _SPORT.search(norm) is not None
+    results = sport or _RESULTS.search(norm) is not None
+    for pattern, replacement in _TEAM_ALWAYS + (_TEAM_IN_SPORT if sport else ()) + (_TEAM_FOR_LIFE if results else ()):
+        rewritten, n = pattern.subn(replacement, norm, count=1)
+        if n:
+            return rewritten
+    return norm
 
 
 def detect_slot(text: str) -> str | None:

@@ -888,6 +888,56 @@ FOURTEENTH_NOT_READ = [
     ("12 this past week were tough", "age"),
     ("the big 50 party was a blast", "age"),
 ]
+# fifteenth pass: what one says to the bot is no wish ("I wish to inform you"); the team a fan
+# supports, told as fans tell it; a favourite with words between it and its value; a pronoun
+# before "my favourite" names what came first; a spouse is married; a spouse who died by name;
+# "bae"; a pensioner without an article; a new start in a city; a city and how long one has
+# been there; a ute; the wedding in learner's English
+FIFTEENTH_READ = [
+    ("I wish to inform you that I have moved to Leeds", "residence", "leeds"),
+    ("I would like you to know I got engaged in May", "relationship", "engaged"),
+    ("I'm a lifelong supporter of Leeds United, through thick and thin", "favorite_team", "leeds united"),
+    ("Hibs supporter since I was a boy", "favorite_team", "hibs"),
+    ("I support Hajduk Split, every match on the telly", "favorite_team", "hajduk split"),
+    ("season ticket at Anfield for twenty years", "favorite_team", None),
+    ("boca till i die, even when they lose", "favorite_team", "boca"),
+    ("My favourite film, if I had to choose, is Casablanca", "favorite_movie", "casablanca"),
+    ("note: favourite band ever is Radiohead", "favorite_band", "radiohead"),
+    ("My favourite novel remains Middlemarch", "favorite_book", "middlemarch"),
+    ("Fairuz forever, she is my favourite singer", "favorite_singer", "fairuz"),
+    ("My beloved husband Piet passed away last spring", "relationship", "widowed"),
+    ("bae cooks better than me tbh", "relationship", "bae"),
+    ("I am pensioner now, since three years", "job", "pensioner"),
+    ("after the divorce I started over in Tallinn", "residence", "tallinn"),
+    ("Leeds for 12 years now and still no tan", "residence", "leeds"),
+    ("the work ute is a hilux, basically my office", "car", "hilux"),
+    ("me and Jana we have wedding 15 years ago", "relationship", "married"),
+    ("I am wife of Tomas since 1999", "relationship", "married"),
+    ("no bf rn, too busy with exams", "relationship", "single"),
+    ("I have taught fourth and fifth graders at the same school for twenty years", "job", "teacher"),
+]
+FIFTEENTH_NOT_READ = [
+    ("I am a huge fan of jazz, every club in town", "favorite_team"),  # (no team: a music fan)
+    ("I support my sister in everything she does", "favorite_team"),
+    ("I'm a big fan of Taylor Swift", "favorite_team"),
+    ("my son is an Arsenal fan", "favorite_team"),
+    ("Paris for three days, then Rome", "residence"),
+    ("single rn, too busy", "job"),
+    ("I'm 38 and my wife is 36 and teaches Chinese at the same school", "job"),
+    ("I am teaching my son to drive", "job"),
+]
+FIFTEENTH_PAIRS = [
+    # a fan's team, then another: a change
+    ("I'm a committed supporter of Hearts", "I support Aberdeen FC, every home match", VERDICT_CHANGE),
+    # a spouse, then the missus: the same marriage, nothing asked
+    ("my spouse and I celebrate our anniversary in June", "the missus says I work too much", None),
+    # two cats, then a cat by its name: one of them (or one more), not a recount (Keep both)
+    ("two cats, Salt and Pepper, rule the house", "I have a ginger cat named Fortune", VERDICT_SAME),
+    # kids one teaches per class are no count of one's own
+    ("I teach maths, thirty kids per class", "we have four kids under ten", None),
+    # a pensioner and a retired man: the same
+    ("I am pensioner since 9 years", "Retired. Thirty years on the rigs.", VERDICT_SAME),
+]
 
 # a relationship the vectors name, its status unread on one side: no shared word is no change,
 # since statuses are few and told in endless words ("nobody in my life right now" is as single as
@@ -909,12 +959,12 @@ def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new:
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
