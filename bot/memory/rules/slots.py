@@ -1259,7 +1259,7 @@ _CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor
 _CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style|series)s?$")
 _VAGUE_CATEGORIES = frozenset({"thing", "one", "part", "stuff", "activity to do", "thing to do"})
 # "my favorite thing to eat" is the food slot
-_CATEGORY_NAMES = {"novel": "book", "film": "movie", "football team": "team", "football club": "team", "club": "team",
+_CATEGORY_NAMES = {"novel": "book", "film": "movie", "football team": "team", "football club": "team",
                    "time of year": "season", "time of the year": "season", "thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
                    "thing to drink": "drink", "beverage": "drink"}
 
