@@ -14,6 +14,7 @@ import re
 import unicodedata
 from datetime import datetime
 
+from bot.memory.rules.slots import favorite_category
 from bot.when.vocabulary import MONTH_NUMBERS
 
 __all__ = ["is_identity_question", "is_past_question", "question_period", "question_slots"]
@@ -172,7 +173,31 @@ def question_slots(text: str) -> frozenset[str]:
     if not _FIRST_PERSON.search(t) and (_OTHER_PERSON.search(t) or _NAME.search(text or "")):
         return frozenset()  # "where's home?" is the person's; "where does Anna work?" is not
     t = _unslipped(t)
-    return frozenset(slot for slot, rx in _SLOT_QUESTIONS if rx.search(t))
+    found = {slot for slot, rx in _SLOT_QUESTIONS if rx.search(t)}
+    return frozenset(found | _favourites_asked(t))
+
+
+# "who is my favourite singer?", "what's my fave film?" (a category as the rules store it:
+# slots.favorite_category); "what team do I support?", "who do I support?"
+_FAVOURITE_ASKED = re.compile(r"\b(?:favou?rite|fave?|fav)\s+([a-z]+(?:\s+[a-z]+){0,2})")
+_TEAM_ASKED = re.compile(r"\b(?:what|which)\s+(?:football\s+|soccer\s+)?(?:team|club)\b|"
+                         r"\bwho\s+(?:do|did)\s+i\s+support\b")
+_NOT_LAST = frozenset({"of", "to", "in", "for", "is", "was", "are", "do", "did", "ever", "now", "again"})
+_CATEGORY_END = re.compile(r"\s+(?:of\s+all|ever|again|now|is|was|are|do|did|at|in|on|for|right)\b.*$")
+
+
+def _favourites_asked(t: str) -> set[str]:
+    out = {"favorite_team"} if _TEAM_ASKED.search(t) else set()
+    for m in _FAVOURITE_ASKED.finditer(t):
+        words = _CATEGORY_END.sub("", m.group(1)).split()
+        for n in range(len(words), 0, -1):  # "favourite singer of all time": "singer"
+            if words[n - 1] in _NOT_LAST:
+                continue
+            category = favorite_category(" ".join(words[:n]))
+            if category is not None:
+                out.add(f"favorite_{category}")
+                break
+    return out
 
 
 _MONTHS = MONTH_NUMBERS

@@ -89,6 +89,10 @@ async def test_a_topic_question_reaches_only_the_askers_own_facts(core) -> None:
     ("I am 34", "my old corolla finally needs new tires", "how old am I?"),
     ("I'm vegetarian", "I eat lunch at my desk at the hospital where I work as a nurse", "what do I eat?"),
     ("I live in Denver", "I drive a Subaru that can live through any Denver winter", "where do I live?"),
+    # a favourite asked by its category (a walk: the film was shown for the singer)
+    ("Juan Gabriel forever, he's my favourite singer", "My favourite film, if I had to choose, is Casablanca",
+     "who is my favourite singer?"),
+    ("my favourite colour is green", "my favourite season is autumn", "what's my favourite colour?"),
 ])
 async def test_a_topic_question_does_not_show_another_topics_fact_for_a_shared_word(core, asked, other, question) -> None:
     """Seen in a terminal walk: "how old am I?" answered "I am 34" and "my old corolla finally needs

@@ -162,6 +162,15 @@ def test_question_period(text: str, expected: tuple[datetime, datetime] | None) 
         ("where am I from?", set()),  # origin, not where they live now
         ("do I have pets?", set()),
         ("what date is my dentist appointment?", set()),  # a date, not dating
+        # a favourite by its category, as the rules store it (a film is a movie)
+        ("who is my favourite singer?", {"favorite_singer"}),
+        ("whats my fave film", {"favorite_movie"}),
+        ("what is my favourite singer of all time?", {"favorite_singer"}),
+        ("what is my favourite kind of movie?", {"favorite_movie"}),
+        ("what team do I support?", {"favorite_team"}),
+        ("who do I support?", {"favorite_team"}),
+        ("what does my team at work do?", {"job"}),
+        ("what is his favourite movie?", set()),
         ("", set()),
     ],
 )
