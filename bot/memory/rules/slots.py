@@ -626,7 +626,14 @@ SLOTS: dict[str, SlotRule] = {
              "retired"),
             (rf"{S}{A}(?:am |have been |been )?(?:loving|enjoying) (?:my |a |the )?(?:\w+ )?retirement\b", "retired"),
             # a pension drawn: "pensioned off now and loving it", "on the pension since 2015"
-            (r"(?:^|, |\band |\bi (?:am |was |got |have been )?)(?:now |finally |just )?pensioned off\b", "retired"),
+            (r"(?:^|, |\band |\bi (?:am |was |got |have been )?)(?:(?:now|finally|just|been|got|was) )*pensioned off\b",
+             "retired"),
+            # "now I have my pension", "I live on my pension", "drawing the state pension since 2015"
+            (rf"(?:{S}(?:now )?{A}(?:have|get|draw|collect|live on|am living on|am on|am drawing|am collecting|"
+             rf"got|have been on|have been drawing)|^(?:now )?(?:living on|on|drawing|collecting)) "
+             rf"(?:my|a|the|our) (?:(?:state|small|little|old age|army|company|miner s|teacher s|full) )?pension\b"
+             rf"(?! (?:fund|plan|scheme|provider|contributions?|pot|forms?|advisor|adviser|office|department|"
+             rf"team|calculations?|statement|increase|review)\b)", "retired"),
             # a student by their year or their major: "junior at georgia tech", "majoring in
             # history", "second year at uni studying law"
             (r"(?:^|\bi am (?:a |an )?|, )(?:(?:college|university|uni) )?(?:freshman|sophomore|junior|"
@@ -712,6 +719,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"state|government|council|union|district|school district|federal government)\b",
             (rf"(?:{S}{A}(?:drive|am driving|have been driving|have driven)|^(?:been )?driving) "
              rf"(?:(?:a|an|the) )?{WORK_VEHICLE_LEAD}(?:{WORK_VEHICLES})\b", "driver"),
+            # driving for an app: "I drive for Uber", "I am driving Ola cab since 2014"
+            (rf"(?:{S}{A}(?:drive|drove|am driving|have been driving|have driven|do)|^(?:been )?driving) "
+             rf"(?:for |with )?(?:an? )?(?:uber|lyft|ola|grab|bolt|didi|careem|gojek|indrive|yandex taxi)\b", "driver"),
             rf"{S}{A}(?:am|serve|served|have served|work|am serving) in the (?P<value>army|navy|"
             rf"air force|marines|marine corps|military|coast guard|national guard|police|"
             rf"police force|fire department)\b",
@@ -854,7 +864,8 @@ SLOTS: dict[str, SlotRule] = {
             r"bubble|fast lane|poverty|misery|team|role|department|position|job|company|project|"
             r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
             r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
-            r"phone|account|tier|course|track|floor)\b|\b(?:floor|storey|story)\b|^\d|^(?:this|that|it|there|here|which|what|"
+            r"phone|account|tier|course|track|floor|(?:state |small |old age )?pension|benefits|welfare|savings|budget|"
+            r"coffee|caffeine|noodles)\b|\b(?:floor|storey|story)\b|^\d|^(?:this|that|it|there|here|which|what|"
             r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|"
             r"shape|charge|bed|town|the middle|pain|a hurry|a rush|the mood|line|the car|class|"
             r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"

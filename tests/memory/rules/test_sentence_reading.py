@@ -915,6 +915,11 @@ FIFTEENTH_READ = [
     ("I am wife of Tomas since 1999", "relationship", "married"),
     ("no bf rn, too busy with exams", "relationship", "single"),
     ("I have taught fourth and fifth graders at the same school for twenty years", "job", "teacher"),
+    ("forty years on the buses, now I have my pension and a garden", "job", "retired"),
+    ("did 30 years at the plant, been pensioned off since 2012", "job", "retired"),
+    ("I live on my state pension these days", "job", "retired"),
+    ("I drive for Lyft most nights", "job", "driver"),
+    ("driving Grab since 2019, before that a tuk tuk", "job", "driver"),
 ]
 FIFTEENTH_NOT_READ = [
     ("I am a huge fan of jazz, every club in town", "favorite_team"),  # (no team: a music fan)
@@ -925,6 +930,10 @@ FIFTEENTH_NOT_READ = [
     ("single rn, too busy", "job"),
     ("I'm 38 and my wife is 36 and teaches Chinese at the same school", "job"),
     ("I am teaching my son to drive", "job"),
+    ("I manage the pension fund at work", "job"),
+    ("I took an Uber home last night", "job"),
+    ("I live on my state pension these days", "residence"),
+    ("I live on coffee and spite", "residence"),
 ]
 FIFTEENTH_PAIRS = [
     # a fan's team, then another: a change
