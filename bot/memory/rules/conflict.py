@@ -100,6 +100,7 @@ __all__ = [
     "other_topics",
     "slot_value",
     "states_slot",
+    "stated_topics",
 ]
 
 DUPLICATE_COSINE = 0.92
@@ -757,7 +758,12 @@ _SELF_WORDS = frozenset({"gender"})
 def states_slot(text: str, slot: str) -> bool:
     """Whether a fact states a value of `slot` among its topics ("I'm 34 and I live in Leeds"
     states an age and a home), not only by a mention (a hint)."""
-    return any(match.slot == slot and not match.hint for match in find_slots(text))
+    return slot in stated_topics(text)
+
+
+def stated_topics(text: str) -> frozenset[str]:
+    """Every topic a fact states a value of, not only by a mention (a hint)."""
+    return frozenset(match.slot for match in find_slots(text) if not match.hint)
 
 
 def own_present(text: str, topic: str) -> bool:

@@ -894,7 +894,7 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}(?:tied|have tied) the knot\b", "married"),
             # in learner's English: "me and Agnieszka we have wedding 20 years ago", "I am husband
             # of Gerti since 1975"
-            (r"\bwe (?:have|had|did) (?:our |the )?wedding (?:(?:\w+ ){1,2}ago|in \d{4}|since)\b", "married"),
+            (r"\bwe (?:have|had|did|make|made) (?:our |the )?wedding (?:(?:\w+ ){1,2}ago|in \d{4}|since)\b", "married"),
             (r"\bi am (?:the )?(?:husband|wife|spouse) of (?!(?:a|an|the|my)\b)\w+", "married"),
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
             (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
@@ -1212,7 +1212,7 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[a-z][a-z ]*?)(?: is| are| has been| have been| was| will be| will always be|"
             r" has always been| have always been|,) (?:(?:probably|definitely|easily|still|hands down|"
             r"by far|honestly|really|absolutely|totally|always|just|for sure|without a doubt) )*my "
-            r"(?:all time |absolute |very |current |new )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|[a-z]+(?: [a-z]+)?)"
+            r"(?:all time |absolute |very |current |new |number one |no 1 |top )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|[a-z]+(?: [a-z]+)?)"
             r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
         ),
         canonical=lambda value: re.sub(r"\bautumn\b", "fall", value),  # one season, two names
@@ -1270,7 +1270,7 @@ _CATEGORY_PREFIX = re.compile(r"^(?:kind|type|sort|genre|style|form|brand|flavor
 _CATEGORY_SUFFIX = re.compile(r" (?:genre|type|kind|style|series)s?$")
 _VAGUE_CATEGORIES = frozenset({"thing", "one", "part", "stuff", "activity to do", "thing to do"})
 # "my favorite thing to eat" is the food slot
-_CATEGORY_NAMES = {"novel": "book", "film": "movie", "football team": "team", "football club": "team",
+_CATEGORY_NAMES = {"novel": "book", "film": "movie", "group": "band", "football team": "team", "football club": "team",
                    "time of year": "season", "time of the year": "season", "thing to eat": "food", "food to eat": "food", "meal": "food", "dish": "food",
                    "thing to drink": "drink", "beverage": "drink"}
 
@@ -1300,7 +1300,7 @@ _BOUNDARY_WORDS = re.compile(
     r"this (?:week|month|year|spring|summer|fall|autumn|winter)|yesterday|today|recently|"
     r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|\d{4}|the (?:spring|summer|fall|autumn|winter))|for work|for school|"
-    r"nowadays|at the moment|right now|so far)\b.*$"
+    r"nowadays|at the moment|right now|so far|obviously|of course|honestly|tbh|lol|haha|ha ha|i guess|i think)\b.*$"
 )
 _LEADING_ARTICLES = re.compile(r"^(?:(?:a|an|the|my|our|this|that) )+")
 
@@ -1654,7 +1654,13 @@ _JOB_NOTE = re.compile(
 _FAV = re.compile(r"\bfave?\b")
 # "my favorite" said without "my": "favorite book is pride and prejudice"
 _BARE_FAVOURITE = re.compile(
-    r"(?:^|(?<=[:.!;] ))favou?rite (?=[a-z]+(?: [a-z]+)? (?:ever |of all time )?(?:is|are) )"
+    r"(?:^|(?<=[:.!;] ))(?:all time |absolute |personal )?favou?rite (?=[a-z]+(?: [a-z]+)? (?:ever |of all time )?(?:is|are) )"
+)
+# a note with no verb: "fave band arctic monkeys, saw em live" (a category one has favourites of)
+_FAVOURITE_BARE_NOTE = re.compile(
+    r"^(?:my )?(?:all time )?favou?rite (season|movie|film|band|book|food|color|colour|sport|team|song|show|drink|"
+    r"singer|artist|album|group|dish|snack|dessert|cuisine|poet|author|player|city|game) "
+    r"(?!(?:is|are|was|of|ever|has|will|would|to|for|in|at|because|and|but|right|now|these|this|that)\b)(?=[a-z])"
 )
 # the team one supports, said as fans say it: "I am a committed supporter of Arsenal Football
 # Club", "Kotoko supporter.", "Celtic season ticket since I was 12", "I support FC Porto, always",
@@ -1754,6 +1760,7 @@ _NOTE_REWRITES = (
 )
 _FAVOURITE_REWRITES = (
     (_BARE_FAVOURITE, "my favorite "),
+    (_FAVOURITE_BARE_NOTE, r"my favorite \1 is "),
     (_MINE, r"my favorite \2 is \1 "),
     (_BEST_OF, r"my favorite \2 is \1 "),
 )
@@ -1766,7 +1773,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     A sentence can fill two slots ("I drive a big truck and live in the country": car and
     residence), so this returns all of them; `detect_slot` picks one.
     """
-    norm = _FAV.sub("favorite", normalise(text))
+    norm = _FAV.sub("favorite", without_lead_in(normalise(text)))
     norm = _SPELLING_RE.sub(lambda m: _SPELLING[m.group(0)], norm)
     for pattern, replacement in _NOTE_REWRITES:
         norm = pattern.sub(replacement, norm)

@@ -132,31 +132,35 @@ _CANDIDATE_COLUMNS = tuple(
 
 
 def candidate_rows(
-    s: Session, owner_id: int, text: str, slot: str | None, dialect: str, vector_ids: list[int]
+    s: Session, owner_id: int, text: str, slot: str | None, dialect: str, vector_ids: list[int],
+    stated: frozenset[str] = frozenset(),
 ) -> list[CandidateRow]:
     """Current or unsure memories that may be about the same thing: shared meaningful words, the
     same single-value slot, and the vector neighbours the caller found."""
     conn = s.connection()
     ids: list[int] = []
-    if slot:
+    # every topic the fact states, not only the one it is stored under: "my husband died seven
+    # years ago, since then I run the shop alone" is stored as a job, and must find the divorce
+    slots = sorted({slot, *stated}) if slot else []
+    if slots:
         # the same single-value slot first, newest first: whatever else matches, these are the
         # facts a new residence, car or job may replace
         stmt = (
             select(Memory.id)
             .where(
                 Memory.owner_id == owner_id,
-                Memory.slot == slot,
+                Memory.slot.in_(slots),  # type: ignore[union-attr]
                 Memory.status.in_(LIVE),  # type: ignore[attr-defined]
                 Memory.archived == False,  # noqa: E712
                 Memory.deleted_at.is_(None),  # type: ignore[union-attr]
             )
             .order_by(Memory.id.desc())  # type: ignore[union-attr]
-            .limit(SLOT_CANDIDATES)
+            .limit(SLOT_CANDIDATES * len(slots))
         )
         ids.extend(s.exec(stmt))
         # a fact stored under another topic that states this one too: "I'm 34 and I live in
         # Leeds" is stored as a home, yet a new age must find it (its rules split it again)
-        ids.extend(stating_other_topic(s, owner_id, frozenset({slot}), LIVE))
+        ids.extend(stating_other_topic(s, owner_id, frozenset(slots), LIVE))
     words = rules.keywords(text)
     if words:
         # the fact's own words first, then the words of its kind ("beagle" gives some 40 breeds),
@@ -227,10 +231,12 @@ def gather(
     cosines = cosines or {}
     # facts the vectors find likely of the new fact's topic, though stored with none
     of_topic = [mid for mid, topic in (likely_old or {}).items() if slot and topic == slot]
-    rows = candidate_rows(s, owner_id, text, slot or likely, dialect, [*cosines, *of_topic])
+    # every topic the fact states, not only the one it is stored under (see candidate_rows)
+    stated = rules.stated_topics(text) if slot else frozenset()
+    rows = candidate_rows(s, owner_id, text, slot or likely, dialect, [*cosines, *of_topic], stated)
     facts = [rules.Fact(id=m.id, text=m.text, slot=m.slot, status=m.status) for m in rows]
-    relevant = [f for f in facts if f.id in cosines or (slot and f.slot == slot) or (likely and f.slot == likely)
-                or f.id in of_topic or rules.is_candidate(text, f)]
+    relevant = [f for f in facts if f.id in cosines or (slot and (f.slot == slot or f.slot in stated))
+                or (likely and f.slot == likely) or f.id in of_topic or rules.is_candidate(text, f)]
     assessment = rules.assess(text, relevant, {k: v for k, v in cosines.items()}, new_slot=slot, same=same,
                               likely=likely, likely_old=likely_old)
     if not dedupe:

@@ -920,6 +920,10 @@ FIFTEENTH_READ = [
     ("I live on my state pension these days", "job", "retired"),
     ("I drive for Lyft most nights", "job", "driver"),
     ("driving Grab since 2019, before that a tuk tuk", "job", "driver"),
+    ("me and Luca we made the wedding in 2012", "relationship", "married"),
+    ("note: fave band the national, saw them twice", "favorite_band", "national"),
+    ("for the record: all-time fave movie is Amelie", "favorite_movie", "amelie"),
+    ("my favourite group is BTS obviously", "favorite_band", "bts"),
 ]
 FIFTEENTH_NOT_READ = [
     ("I am a huge fan of jazz, every club in town", "favorite_team"),  # (no team: a music fan)
