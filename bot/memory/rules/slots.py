@@ -1300,7 +1300,8 @@ _BOUNDARY_WORDS = re.compile(
     r"this (?:week|month|year|spring|summer|fall|autumn|winter)|yesterday|today|recently|"
     r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|\d{4}|the (?:spring|summer|fall|autumn|winter))|for work|for school|"
-    r"nowadays|at the moment|right now|so far|obviously|of course|honestly|tbh|lol|haha|ha ha|i guess|i think)\b.*$"
+    r"nowadays|at the moment|right now|so far|obviously|of course|honestly|tbh|lol|haha|ha ha|i guess|i think|"
+    r"forever|for life|hands down|no question)\b.*$"
 )
 _LEADING_ARTICLES = re.compile(r"^(?:(?:a|an|the|my|our|this|that) )+")
 
@@ -1713,6 +1714,14 @@ _BEST_OF = re.compile(
 # "navy blue is my color", "autumn is my season": the favourite of a category said without it
 _MINE = re.compile(r"^([a-z][a-z ]{0,30}?) (?:is|are) (?:totally |definitely |always |really )?my "
                    r"(color|colour|season|team|drink|song)\b")
+# the same with a ranking word, for any category one has favourites of: "nyama choma with
+# kachumbari is my number one food", "the river between is my best book"
+_MINE_RANKED = re.compile(rf"^([a-z][a-z ]{{0,40}}?) (?:is|are) my (?:number one|no 1|top|best|all time) "
+                          rf"({_FAVOURITE_CATEGORIES})\b")
+# named first, then "that's my team" after words about it: "Boise State Broncos, blue turf and
+# all, that's my team"
+_MINE_AFTER = re.compile(r"^([a-z][a-z ]{0,30}?)(?:, [a-z ]{1,30})?[,.!]+ (?:that|this|it|they) (?:is|are) "
+                         r"(?:\w+ )?my (team|season|drink|song|colou?r)\b")
 _CONTACT_NOTE = re.compile(
     r"^(?:my )?((?:new |current |mobile |cell |home |personal )*(?:phone|number|mobile|cell|e ?mail|"
     r"mail)(?: number| address)?) ?[:=-]+ ?(?=[a-z0-9+])"
@@ -1762,6 +1771,8 @@ _FAVOURITE_REWRITES = (
     (_BARE_FAVOURITE, "my favorite "),
     (_FAVOURITE_BARE_NOTE, r"my favorite \1 is "),
     (_MINE, r"my favorite \2 is \1 "),
+    (_MINE_RANKED, r"my favorite \2 is \1 "),
+    (_MINE_AFTER, r"my favorite \2 is \1 "),
     (_BEST_OF, r"my favorite \2 is \1 "),
 )
 

@@ -91,7 +91,7 @@ def normalise(text: str) -> str:
 _LEAD_IN = re.compile(
     r"^(?:(?:ok|okay|oh|and|also|btw|hey|so)[ ,]+)*(?:(?:please|pls|can you|could you)[ ,]+)?"
     r"(?:remember(?! when| the| how| what| to\b)|note(?! to self)|note to self|keep in mind|bear in mind|fyi"
-    r"|for the record|for (?:context|reference|my profile|your records?)|heads up"
+    r"|for the record|for (?:context|reference|my profile|your records?)|heads up|if anyone asks"
     r"|(?:just )?so (?:you|u|ya) know|for your (?:info|information)"
     r"|you (?:should|might as well|need to|ought to|gotta|got to|have to) know(?: about)?"
     r"|i (?:want|wanted) you to know|i should (?:tell you|mention)|let me tell you"
@@ -108,6 +108,8 @@ def without_lead_in(norm: str) -> str:
     """A normalised message without what it says to the bot before the fact ("remember that",
     "you should know", "fyi:"): rules that read a sentence from its start read the fact."""
     stripped = _LEAD_IN.sub("", norm, count=1)
+    if stripped != norm:
+        stripped = _LEAD_IN.sub("", stripped, count=1)  # two of them: "fyi if anyone asks, ..."
     return stripped if stripped.strip() else norm
 
 

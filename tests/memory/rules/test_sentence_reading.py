@@ -924,6 +924,9 @@ FIFTEENTH_READ = [
     ("note: fave band the national, saw them twice", "favorite_band", "national"),
     ("for the record: all-time fave movie is Amelie", "favorite_movie", "amelie"),
     ("my favourite group is BTS obviously", "favorite_band", "bts"),
+    ("fyi if anyone asks, jollof rice is my number one food forever", "favorite_food", "jollof rice"),
+    ("Middlemarch is my best book, I reread it every winter", "favorite_book", "middlemarch"),
+    ("Boise State Broncos, blue turf and all, that's my team", "favorite_team", "boise state broncos"),
 ]
 FIFTEENTH_NOT_READ = [
     ("I am a huge fan of jazz, every club in town", "favorite_team"),  # (no team: a music fan)
@@ -938,6 +941,7 @@ FIFTEENTH_NOT_READ = [
     ("I took an Uber home last night", "job"),
     ("I live on my state pension these days", "residence"),
     ("I live on coffee and spite", "residence"),
+    ("my mum is my best friend", "favorite_friend"),
 ]
 FIFTEENTH_PAIRS = [
     # a fan's team, then another: a change
