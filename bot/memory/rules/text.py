@@ -118,10 +118,14 @@ def strip_lead_in(text: str) -> str:
     a pit mix" -> "I have a pit mix"): what a Save offer quotes and saves. Unchanged when nothing
     is left, or when the lead-in cannot be cut in the written text."""
     stripped = text.strip()
-    low = stripped.lower()
-    found = _LEAD_IN.match(low) if len(low) == len(stripped) else None
-    rest = stripped[found.end():].strip() if found else ""
-    return rest if rest else stripped
+    for _ in range(2):  # two of them: "fyi if anyone asks, ..." (as without_lead_in)
+        low = stripped.lower()
+        found = _LEAD_IN.match(low) if len(low) == len(stripped) else None
+        rest = stripped[found.end():].strip() if found else ""
+        if not rest:
+            break
+        stripped = rest
+    return stripped
 
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+")

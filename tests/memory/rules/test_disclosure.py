@@ -42,6 +42,8 @@ def test_also_says(old: str, new: str, besides: list[str]) -> None:
     ("Remember when I had a cat?", "Remember when I had a cat?"),  # a question, not a lead-in
     ("write a novel someday", "write a novel someday"),  # a verb of recording needs what it keeps
     ("fyi", "fyi"),  # nothing left: unchanged
+    # two lead-ins (a walk quoted "if anyone asks, jollof rice is ..." in its Save offer)
+    ("fyi if anyone asks, jollof rice is my number one food", "jollof rice is my number one food"),
 ])
 def test_strip_lead_in(text: str, fact: str) -> None:
     assert strip_lead_in(text) == fact
