@@ -182,8 +182,9 @@ def question_slots(text: str) -> frozenset[str]:
 _FAVOURITE_ASKED = re.compile(r"\b(?:favou?rite|fave?|fav)\s+([a-z]+(?:\s+[a-z]+){0,2})")
 _TEAM_ASKED = re.compile(r"\b(?:what|which)\s+(?:football\s+|soccer\s+)?(?:team|club)\b|"
                          r"\bwho\s+(?:do|did)\s+i\s+support\b")
-_NOT_LAST = frozenset({"of", "to", "in", "for", "is", "was", "are", "do", "did", "ever", "now", "again"})
+# the category ends before the rest of the question; "favourite thing to eat" keeps its "to"
 _CATEGORY_END = re.compile(r"\s+(?:of\s+all|ever|again|now|is|was|are|do|did|at|in|on|for|right)\b.*$")
+_NOT_LAST = frozenset({"of", "to"})  # "favourite kind of", "favourite thing to": no category yet
 
 
 def _favourites_asked(t: str) -> set[str]:

@@ -1637,12 +1637,13 @@ _FAVOURITE_NOTE_AFTER = re.compile(
     r"^([a-z][a-z ]{0,30}?)[.!:-]+ (?:my )?favou?rite ([a-z]+)\b"
     r"(?! (?:ever |of all time )?(?:is|are|was|has|will|would|remains)\b)"
 )
-# the favourite named in the clause before, then a pronoun: "Juan Gabriel forever, he's my
-# favorite singer", "Hafez. He is my favourite poet."
-_FAVOURITE_PRONOUN = re.compile(
-    r"^([a-z][a-z ]{0,30}?)(?: forever| for life| all the way| always| every time)?[,.!]+ "
+# the favourite named first, then a pronoun after words about it: "Juan Gabriel forever, he's my
+# favorite singer", "Hafez. He is my favourite poet.", "Boise State Broncos, blue turf and all,
+# that's my team"
+_NAMED_BEFORE = re.compile(
+    r"^([a-z][a-z ]{0,30}?)(?: forever| for life| all the way| always| every time)?(?:, [a-z ]{1,30})?[,.!]+ "
     r"(?:he|she|it|they|that|this) (?:is|are|was|has always been|will always be) "
-    r"(?:(?:still|definitely|easily|always|forever) )?my (favou?rite [a-z]+(?: [a-z]+)?)"
+    r"(?:(?:still|definitely|easily|always|forever) )?my (?:favou?rite ([a-z]+(?: [a-z]+)?)|(team|season|drink|song|colou?r)\b)"
 )
 # a note that is only the job: "Pediatric nurse, night shift.", "Animal doctor, aka
 # veterinarian.", "Welder by trade." (read as "i am a ..." when the words name a profession)
@@ -1718,10 +1719,6 @@ _MINE = re.compile(r"^([a-z][a-z ]{0,30}?) (?:is|are) (?:totally |definitely |al
 # kachumbari is my number one food", "the river between is my best book"
 _MINE_RANKED = re.compile(rf"^([a-z][a-z ]{{0,40}}?) (?:is|are) my (?:number one|no 1|top|best|all time) "
                           rf"({_FAVOURITE_CATEGORIES})\b")
-# named first, then "that's my team" after words about it: "Boise State Broncos, blue turf and
-# all, that's my team"
-_MINE_AFTER = re.compile(r"^([a-z][a-z ]{0,30}?)(?:, [a-z ]{1,30})?[,.!]+ (?:that|this|it|they) (?:is|are) "
-                         r"(?:\w+ )?my (team|season|drink|song|colou?r)\b")
 _CONTACT_NOTE = re.compile(
     r"^(?:my )?((?:new |current |mobile |cell |home |personal )*(?:phone|number|mobile|cell|e ?mail|"
     r"mail)(?: number| address)?) ?[:=-]+ ?(?=[a-z0-9+])"
@@ -1765,18 +1762,18 @@ _NOTE_REWRITES = (
     (_CONTACT_NOTE, r"my \1 is "),
     (_FAVOURITE_AFTER, r"my \2 is \1"),
     (_FAVOURITE_NOTE_AFTER, r"my favorite \2 is \1."),
-    (_FAVOURITE_PRONOUN, r"my \2 is \1"),
+    (_NAMED_BEFORE, lambda m: f"my favorite {m.group(2) or m.group(3)} is {m.group(1)}"),
 )
 _FAVOURITE_REWRITES = (
     (_BARE_FAVOURITE, "my favorite "),
     (_FAVOURITE_BARE_NOTE, r"my favorite \1 is "),
     (_MINE, r"my favorite \2 is \1 "),
     (_MINE_RANKED, r"my favorite \2 is \1 "),
-    (_MINE_AFTER, r"my favorite \2 is \1 "),
     (_BEST_OF, r"my favorite \2 is \1 "),
 )
 
 
+@lru_cache(maxsize=16384)
 def find_slots(text: str) -> tuple[SlotMatch, ...]:
     """Every single-value slot that `text` speaks about: explicit statements first, then in
     `SLOTS` order.
