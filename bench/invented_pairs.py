@@ -39,13 +39,13 @@ rules on 2026-12-03 by two writers who had read neither the rules nor any other 
 duplicate-heavy and job-weighted as heldout5. Adding them left every other pair file
 byte-identical.
 
-The later sets, heldout8 to heldout13 (H145-H288, two per pass), live in
-invented_facts_heldout8.jsonl ... invented_facts_heldout27.jsonl, each written blind to the rules
+The later sets, heldout8 to heldout29 (H145-H672, two per pass), live in
+invented_facts_heldout8.jsonl ... invented_facts_heldout29.jsonl, each written blind to the rules
 by writers who opened nothing of the project, with the sizes and job share of heldout5
 (bench/data/README.md says when each was measured and read). Each addition left every other pair
 file byte-identical.
 
-    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout27 pair files (seeded)
+    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout29 pair files (seeded)
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ from bench.datasets import data_file
 from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
-# the later persona sets, one file each (heldout3 ... heldout27)
-HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 28))
+# the later persona sets, one file each (heldout3 ... heldout29)
+HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 30))
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -81,7 +81,8 @@ SIZES = {
     **{split: dict(BLIND_SIZES) for split in (
         "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11",
         "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18",
-        "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27")},
+        "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25",
+        "heldout26", "heldout27", "heldout28", "heldout29")},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
