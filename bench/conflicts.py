@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.invented_pairs import single_valued
 from bot.memory.rules.conflict import Fact, assess, detect_slot, is_candidate
 
 __all__ = [
@@ -100,10 +101,20 @@ def evaluate(
     """Run `nominates(old, new)` over every pair and count.
 
     Returns exactly {"pairs", "by_kind": {kind: {"n", "nominated", "rate"}},
-    "nomination_recall", "false_nomination_rate"}: recall over label == "nominate" pairs,
-    false rate over label == "keep" pairs. Every pair counts whatever its slot.
+    "nomination_recall", "false_nomination_rate", "duplicate_by_topic"}: recall over label ==
+    "nominate" pairs, false rate over label == "keep" pairs. Every pair counts whatever its slot.
+
+    "duplicate_by_topic" splits the duplicate pairs by their topic ("single_value": a job, a
+    home, a status, a favourite; "multi_value": a pet, a child, a drink one likes), each
+    {"n", "nominated", "rate"}. Why: two facts of one person about a dog may be one dog or two
+    ("my dog Rex", "the new pup Bella"), so asking about them is a judgement call, while "I'm a
+    nurse" and "I work on a ward as an RN" are plainly one fact; one rate over both hides which
+    of the two the rules miss.
     """
     by_kind: dict[str, dict[str, Any]] = {}
+    by_topic: dict[str, dict[str, Any]] = {
+        name: {"n": 0, "nominated": 0, "rate": 0.0} for name in ("single_value", "multi_value")
+    }
     total = positives = negatives = true_pos = false_pos = 0
     for pair in pairs:
         nominated = bool(nominates(pair["old"], pair["new"]))
@@ -117,13 +128,18 @@ def evaluate(
         else:
             negatives += 1
             false_pos += int(nominated)
-    for kind in by_kind.values():
-        kind["rate"] = _rate(kind["nominated"], kind["n"])
+        if pair["kind"] == "duplicate":
+            topic = by_topic["single_value" if single_valued(pair.get("slot") or "") else "multi_value"]
+            topic["n"] += 1
+            topic["nominated"] += int(nominated)
+    for stats in (*by_kind.values(), *by_topic.values()):
+        stats["rate"] = _rate(stats["nominated"], stats["n"])
     return {
         "pairs": total,
         "by_kind": dict(sorted(by_kind.items())),
         "nomination_recall": _rate(true_pos, positives),
         "false_nomination_rate": _rate(false_pos, negatives),
+        "duplicate_by_topic": by_topic,
     }
 
 
@@ -207,6 +223,11 @@ def format_table(result: Mapping[str, Any]) -> str:
         f"pairs {result['pairs']}; nomination recall {result['nomination_recall']:.3f}; "
         f"false nomination rate {result['false_nomination_rate']:.3f}"
     )
+    topics = result.get("duplicate_by_topic", {})
+    if any(stats["n"] for stats in topics.values()):
+        lines.append("duplicates by topic: " + "; ".join(
+            f"{name.replace('_', '-')} {stats['nominated']} of {stats['n']} ({stats['rate']:.3f})"
+            for name, stats in topics.items()))
     if "recommended_right" in result:
         right = result["recommended_right"]
         mark = "PASS" if right >= RECOMMENDED_TARGET else "FAIL"
