@@ -6,8 +6,11 @@ Why: a home is said by its city's nickname as often as by its name ("the windy c
 "I live in NYC" and "the big apple is home", and could not tell which value a home told that way
 has. The table (places.json beside this file: about 620 cities and 640 of their nicknames,
 abbreviations, older names and demonyms, written from general knowledge) holds names for a whole
-city only, never a borough or a district: moving from Brooklyn to Manhattan is a move. Pure:
-text in, a city or None out.
+city only, never a borough or a district: moving from Brooklyn to Manhattan is a move. Beside it,
+world_places.json (built by `python -m bench.world_places` from GeoNames) names the world's towns of
+15,000 people or more, so a home in Yerevan, Pokhara or Hilo is read too; a name there that is
+also an English word counts only as ambiguous, and a text naming a hand-written city and a
+world town ("sofia, lozenets") is about the hand-written one. Pure: text in, a city or None out.
 """
 
 from __future__ import annotations
@@ -18,28 +21,43 @@ from pathlib import Path
 
 from bot.memory.rules.text import normalise, tokens
 
-__all__ = ["PLACES_FILE", "canonical_place", "place_in", "places_in"]
+__all__ = ["PLACES_FILE", "WORLD_PLACES_FILE", "canonical_place", "place_in", "places_in"]
 
 PLACES_FILE = Path(__file__).with_name("places.json")
+WORLD_PLACES_FILE = Path(__file__).with_name("world_places.json")
 # words before a city that do not change which city it is ("sunny san diego", "the city of boston")
 _BEFORE = frozenset({"the", "city", "of", "sunny", "beautiful", "lovely", "rainy", "good", "old", "downtown"})
+
+
+def _load(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 @lru_cache(maxsize=1)
 def _index() -> tuple[dict[tuple[str, ...], str], frozenset[tuple[str, ...]], int]:
     """name tokens -> city; the cities whose own name is also a common word or first name
     ("reading", "austin"); the longest name in tokens."""
-    try:
-        data = json.loads(PLACES_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}, frozenset(), 0
+    data, world = _load(PLACES_FILE), _load(WORLD_PLACES_FILE)
     index: dict[tuple[str, ...], str] = {}
     for city in data.get("cities", ()):
         index[tuple(tokens(normalise(city)))] = city
     for alias, city in data.get("aliases", {}).items():
         index.setdefault(tuple(tokens(normalise(alias))), city)
+    for city in (*world.get("cities", ()), *world.get("ambiguous", ())):
+        index.setdefault(tuple(city.split()), city)
     ambiguous = frozenset(tuple(tokens(normalise(city))) for city in data.get("ambiguous", ()))
+    ambiguous |= frozenset(tuple(city.split()) for city in world.get("ambiguous", ()))
     return index, ambiguous, max((len(key) for key in index), default=0)
+
+
+@lru_cache(maxsize=1)
+def _hand_written() -> frozenset[str]:
+    """The cities of places.json (by their canonical name)."""
+    data = _load(PLACES_FILE)
+    return frozenset(data.get("cities", ())) | frozenset(data.get("aliases", {}).values())
 
 
 def canonical_place(value: str) -> str | None:
@@ -66,7 +84,9 @@ def place_in(text: str, *, ambiguous: bool = False) -> str | None:
 
 
 def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
-    """Every known city a text names, in order ("left tulsa for denver": tulsa, denver)."""
+    """Every known city a text names, in order ("left tulsa for denver": tulsa, denver). A
+    world town beside a hand-written city is taken for a district of it and left out ("sofia,
+    in lozenets": sofia)."""
     index, unclear, longest = _index()
     toks = tokens(normalise(text))
     out: list[str] = []
@@ -80,4 +100,7 @@ def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
                 start += size - 1
                 break
         start += 1
+    hand = _hand_written()
+    if len(out) > 1 and any(city in hand for city in out):
+        out = [city for city in out if city in hand]
     return out

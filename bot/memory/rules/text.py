@@ -38,6 +38,9 @@ __all__ = [
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
 _DIGIT_WORD = re.compile(r"(?<=\d)(?=[a-z]{3,})")
 _DASHES = re.compile(r"(?<=[a-z0-9])[-\u2010\u2011\u2012\u2013\u2014/](?=[a-z0-9])")
+# a dash between spaces sets a clause apart, as a comma does: "Surf instructor — that's me",
+# "Retired now — forty years on the railways — and"
+_SPACED_DASH = re.compile(r" +(?:[-\u2013\u2014]|--) +")
 
 # Contractions, with and without the apostrophe (chat users often drop it). The bare forms are
 # limited to ones that are not also ordinary words ("well", "were", "its" are left alone).
@@ -66,18 +69,49 @@ _CONTRACTIONS: tuple[tuple[str, str], ...] = (
 )
 _CONTRACTIONS_COMPILED = tuple((re.compile(p), r, required_literals(p)) for p, r in _CONTRACTIONS)
 _SPACES = re.compile(r"\s+")
+# Latin letters with no decomposition into a base letter and a mark
+_LATIN_LETTERS = {"ø": "o", "ł": "l", "ß": "ss", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d",
+                  "þ": "th", "ı": "i", "ħ": "h", "ŧ": "t"}
+_EMOJI_JOINERS = frozenset("\u200d\ufe0f\ufe0e\u20e3")
+
+
+def _fold(text: str) -> str:
+    """Latin letters without their accents ("Montréal", "Peñarol", "Thiès", "Łódź" -> "montreal",
+    "penarol", "thies", "lodz"), and emoji as a space ("Musanze 🌋 is home" -> "musanze is home").
+
+    Why: the rules read words as runs of a-z, so an accent cut a word in two ("thiès" was "thi"
+    and "s") and a city or a team with one could not be a value at all; people also type the same
+    name with and without its accents. An emoji between a value and its verb hid the pattern.
+    Only Latin letters are folded: a Japanese voiced kana or a Cyrillic letter keeps its mark,
+    since there the mark makes another letter. Symbols below the arrows ("°", "©") stay.
+    """
+    if text.isascii():
+        return text
+    out = []
+    for char in text:
+        if char in _LATIN_LETTERS:
+            out.append(_LATIN_LETTERS[char])
+        elif "\u00c0" <= char <= "\u024f" or "\u1e00" <= char <= "\u1eff":
+            out.append("".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c)))
+        elif char in _EMOJI_JOINERS or char >= "\u2190" and unicodedata.category(char) in ("So", "Sk"):
+            out.append(" ")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
-    """Lower-case, NFKC, one kind of apostrophe, contractions expanded, hyphens as spaces.
+    """Lower-case, NFKC, Latin accents folded, emoji as spaces, one kind of apostrophe,
+    contractions expanded, hyphens as spaces, a dash between spaces as a comma.
 
     Why expand contractions: patterns such as "i am a ..." must match "I'm a ..." and "Im a ...",
     and negation ("don't") must survive as the word "not". Punctuation that ends a sentence or a
     clause is kept, because rules look at one clause at a time.
     """
-    out = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
+    out = _fold(unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower())
     out = _DASHES.sub(" ", out)
+    out = _SPACED_DASH.sub(", ", out)
     out = _DIGIT_WORD.sub(" ", out)
     for pattern, replacement, gate in _CONTRACTIONS_COMPILED:
         if may_match(gate, out):  # most texts hold none of these: skip the scan
@@ -91,7 +125,10 @@ def normalise(text: str) -> str:
 _LEAD_IN = re.compile(
     r"^(?:(?:ok|okay|oh|and|also|btw|hey|so)[ ,]+)*(?:(?:please|pls|can you|could you)[ ,]+)?"
     r"(?:remember(?! when| the| how| what| to\b)|note(?! to self)|note to self|keep in mind|bear in mind|fyi"
-    r"|for the record|for (?:context|reference|my profile|your records?)|heads up|if anyone asks"
+    r"|for the record|for (?:context|reference|my profile|your (?:records?|notes|files?|log|memory|database))"
+    r"|heads up|if anyone asks"
+    # a verb of keeping before a colon: "Please save: I am safari guide"
+    r"|(?:kindly )?(?:save|store|record|log|add|write|jot|keep)(?= ?:)"
     r"|(?:just )?so (?:you|u|ya) know|for your (?:info|information)"
     r"|you (?:should|might as well|need to|ought to|gotta|got to|have to) know(?: about)?"
     r"|i (?:want|wanted) you to know|i should (?:tell you|mention)|let me tell you"

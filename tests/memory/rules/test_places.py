@@ -50,6 +50,41 @@ def test_a_city_whose_name_is_also_a_word_counts_only_when_asked() -> None:
     assert place_in("keep austin weird", ambiguous=True) == "austin"
 
 
+# the world's towns (world_places.json, built by bench/world_places.py from GeoNames): a home in
+# a town the hand-written table does not hold, never an English word that is also a town
+WORLD = [
+    ("Yerevan born and raised", "yerevan"),
+    ("rain again in Batumi", "batumi"),
+    ("the hills above Musanze", "musanze"),
+    ("Thiès, near Dakar", "thies"),  # accents folded; two towns: the first
+    ("lisbon, out in amadora", "lisbon"),  # a hand-written city beside a world town: it
+    ("the police came at best by date", None),  # Police, Best and Date are towns, and words
+    ("on a mission to eat an orange", None),
+]
+
+
+@pytest.mark.parametrize(("text", "city"), WORLD)
+def test_a_town_of_the_world_by_its_name(text: str, city: str | None) -> None:
+    assert place_in(text) == city
+
+
+@pytest.mark.parametrize(
+    ("name", "zipf", "expected"),
+    [
+        ("tartu", {"tartu": 2.1}, "city"),
+        ("florence", {"florence": 3.0}, "ambiguous"),  # a first name too: only where home is said
+        ("police", {"police": 5.3}, None),  # a word: never a town
+        ("fort william", {"fort": 3.9, "william": 4.4}, "ambiguous"),  # every word common
+        ("santa cruz de la sierra", {"santa": 3.9, "cruz": 2.6, "de": 4.8, "la": 5.3, "sierra": 3.9}, "city"),
+        ("ab", {"ab": 1.0}, None),  # too short to tell from an abbreviation
+    ],
+)
+def test_which_world_towns_are_kept(name: str, zipf: dict[str, float], expected: str | None) -> None:
+    from bench.world_places import classify
+
+    assert classify(name, lambda text: zipf[text]) == expected
+
+
 def probs(residence: float, job: float = 0.0) -> np.ndarray:
     """Class probabilities with residence and job as given, the rest on "other"."""
     out = np.zeros(len(slot_vectors.CLASSES))

@@ -37,6 +37,19 @@ from bot.memory.rules.text import (
         ("I am 60years old", "i am 60 years old"),
         ("  lots   of\tspace ", "lots of space"),
         ("I'd love to", "i would love to"),
+        # accents folded: an accent had cut a word in two ("thi", "s")
+        ("Thiès, Montréal, Peñarol", "thies, montreal, penarol"),
+        ("Łódź and Ærøskøbing, straße", "lodz and aeroskobing, strasse"),
+        ("Tiếng Việt", "tieng viet"),
+        # a mark that makes another letter stays: kana, Cyrillic, and CJK untouched
+        ("がぎ Москва й 柏林", "がぎ москва й 柏林"),
+        # emoji are spaces; a degree sign or a copyright sign stays
+        ("Musanze 🌋 is home 😍", "musanze is home"),
+        ("👨‍👩‍👧 family, 👍🏽", "family,"),
+        ("30°C ©", "30°c ©"),
+        # a dash between spaces is a comma; a hyphen inside a word a space, as before
+        ("Surf instructor — that's me", "surf instructor, that is me"),
+        ("retired - forty years on the rails", "retired, forty years on the rails"),
     ],
 )
 def test_normalise(text: str, expected: str) -> None:

