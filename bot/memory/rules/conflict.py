@@ -250,7 +250,12 @@ _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
 # "I lost my job last month": "last" names no thing that changed
 _NOT_TARGETS = frozenset("last next ago past previous first second third recent kinda sorta honestly literally totally lol haha tbh".split())
 # how a change was made, not what changed: "quit meat cold turkey" changed the meat, not a cold
-_MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real)\b")
+_MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real|(?:a )?long (?:time )?ago|"
+                     r"(?:years|ages|months|decades) ago)\b")
+# a count after the verb is trade, not a change of one's own: "sold two Hiluxes and a RAV4 before
+# lunch" is a salesman's morning, not a car sold
+_COUNTED = re.compile(r"^(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a dozen|dozens of|hundreds of|"
+                      r"a few|several|a lot of|lots of|so many|many) ")
 
 # Like/dislike verbs count as one sense each, so "I love X" restates "I like X" but
 # "I hate X" does not.
@@ -504,6 +509,8 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     span = before[starts[-1] if starts else 0 :]
                 elif target == "after":
                     span = _OBJECT_END.sub("", sentence[match.end() :].strip())
+                    if _COUNTED.match(span):
+                        continue
                     # "stopped eating meat": the thing is the meat; "eating" alone would match
                     # every fact about eating ("I eat bagels"). A gerund alone stays ("stopped
                     # running" vs "I run marathons").

@@ -604,6 +604,9 @@ SLOTS: dict[str, SlotRule] = {
             (rf"\bi (?:am|am working as|work as) (?P<value>(?:staff |head |senior |junior |charge |school |"
              rf"primary |secondary |high school |software |civil |registered |house )?[a-z]+)\b",
              lambda value: _listed_profession(value)),
+            (r"\bi (?:am|am working as|work as) (?!(?:a|an|the|my|very|so|too|not|no|also|still|now|just|really|"
+             r"in|at|on|from|with|like)\b)(?P<value>[a-z]+ [a-z]+)(?=$|[,.!;]| i\b| at\b| in\b| for\b| on\b| since\b| and\b)",
+             lambda value: _listed_profession(value.split()[-1]) and is_profession(value)),
             rf"{S}{A}(?:am |have been |was )?employed (?:by|at|as|with|in) (?P<value>[^,;]+)",
             r"\bi am (?:(?:currently|now|still|officially) )?(?P<value>self employed|unemployed|jobless|"
             r"between jobs|out of work|"
@@ -736,6 +739,11 @@ SLOTS: dict[str, SlotRule] = {
             # a parent at home: "I stay home with my three kids" (one value with "a stay at home mom")
             (rf"{S}{A}stay (?:at )?home with (?:my|our|the) (?:\w+ )?(?:kids|children|baby|babies|"
              rf"son|sons|daughter|daughters|twins|boys|girls|little ones)\b", "stay at home"),
+            # being home with them as one's days: "these days I'm home with the little one full
+            # time" (not a day off: "I'm home with the kids today")
+            (rf"(?:\b(?:these days|nowadays|now) i am|{S}{A}am(?= (?:at )?home with .*\b(?:full time|these days|"
+             rf"nowadays|every day|all day)\b)) (?:at )?home (?:full time )?with (?:my|our|the) (?:\w+ )?"
+             rf"(?:kids|children|baby|babies|twins|boys|girls|little ones?|toddlers?|newborn)\b", "stay at home"),
             (rf"{S}{A}(?!{LEISURE_VERBS}\b)[a-z]+ (?:[a-z]+ )?on (?:my|our|a|an|the|the family|"
              rf"my family|our family) (?:[a-z]+ ){{0,2}}?(?:farm|ranch|orchard|vineyard)\b",
              "farmer"),
@@ -782,6 +790,17 @@ SLOTS: dict[str, SlotRule] = {
             rf"am retiring) (?:back |down |up |over |out |across |home )?(?:from [a-z ]+? )?"
             rf"(?:to|out to) (?P<value>[^,;]+)",
             r"\b(?:my|our) (?:home|house|apartment|flat|place) is (?:now )?(?:in|on) (?P<value>[^,;]+)",
+            # the form's word: "Please be advised that my place of residence is Vilnius"
+            r"\b(?:my|our) (?:(?:current|usual|permanent|primary) )?(?:place of residence|residence|abode|"
+            r"domicile|hometown|home town) is (?:now )?(?:in |at )?(?P<value>[^,;]+)",
+            # the place said last: "the city I live in and love and complain about is Prague", "the
+            # town I wake up in every day is Pokhara"
+            r"\bthe (?:city|town|village|place|island) (?:that )?(?:i|we) (?:live in|call home|wake up in|"
+            r"reside in)\b[a-z ]{0,60}? is (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!;])",
+            # up or down in a known town: "I'm up in Inverness", "we are down south in Hastings"
+            (r"\b(?:i|we) (?:am|are) (?:now )?(?:up|down|out|over|back)(?: (?:north|south|east|west|here|there|"
+             r"home))? in (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!;]| now\b| and\b| for\b| since\b| these days\b| with\b)",
+             _names_one_place),
             # a home rented or owned somewhere: "i rent a tiny place in chicago"
             rf"{S}{A}(?:rent|own|have|share|bought|am renting) (?:a|an|my|our) (?:\w+ ){{0,2}}?"
             rf"(?:{DWELLING}|place|room) in (?P<value>[^,;]+)",
@@ -866,7 +885,7 @@ SLOTS: dict[str, SlotRule] = {
             r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
             r"phone|account|tier|course|track|floor|(?:state |small |old age )?pension|benefits|welfare|savings|budget|"
             r"coffee|caffeine|noodles)\b|\b(?:floor|storey|story)\b|^\d|^(?:this|that|it|there|here|which|what|"
-            r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|"
+            r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|and|or|but|so|"
             r"shape|charge|bed|town|the middle|pain|a hurry|a rush|the mood|line|the car|class|"
             r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"
         ),
@@ -892,6 +911,12 @@ SLOTS: dict[str, SlotRule] = {
             # told by the wedding: "the missus and i tied the knot back in 91", "put a ring on it
             # last christmas, wedding is in june"
             (rf"{S}{A}(?:tied|have tied) the knot\b", "married"),
+            (rf"{S}{A}(?:was|were|am|are|have been|got) (?:joined|united|bound) in (?:holy )?(?:matrimony|wedlock|marriage)\b",
+             "married"),
+            (rf"{S}{A}(?:am|are|have been|was|were) (?:lawfully |happily )?wedded\b", "married"),
+            # a wedding anniversary of one's own: "My Dragan and I celebrated our golden anniversary"
+            (r"\b(?:our|my) (?:golden|silver|ruby|pearl|diamond|coral|sapphire|emerald) (?:wedding )?anniversary\b|"
+             r"\bour (?:\w+ )?wedding anniversary\b", "married"),
             # in learner's English: "me and Agnieszka we have wedding 20 years ago", "I am husband
             # of Gerti since 1975"
             (r"\bwe (?:have|had|did|make|made) (?:our |the )?wedding (?:(?:\w+ ){1,2}ago|in \d{4}|since)\b", "married"),
@@ -1168,6 +1193,13 @@ SLOTS: dict[str, SlotRule] = {
             r"\bi was born in (?P<value>(?:19|20)\d\d)\b",
             r"\bmy (?P<value>\d{2,3})(?:st|nd|rd|th) birthday\b",
             rf"^(?P<value>{NUM}) candles\b",
+            # the years as seasons, in a poet's or an old farmer's words: "Fifty-eight springs now",
+            # "I have seen 70 summers"
+            rf"^(?P<value>{NUM}) (?:springs|summers|winters)(?= now\b| old\b| young\b| behind me\b|$|[,.!;])",
+            rf"\bi have seen (?P<value>{NUM}) (?:springs|summers|winters)\b",
+            # the number first and how one feels about it: "28 n already tired lmao", "40 and counting"
+            r"^(?P<value>[1-9]\d)(?: y ?o| yrs?(?: old)?| years?(?: old)?)?(?:,| n| and| &) (?:already|still|feeling|"
+            r"feel|getting|counting|not getting|going on|loving it|and counting)\b",
             # one's own birthday by its ordinal ("just had my 55th", "celebrated my forty-fifth
             # birthday"; not "our 12th anniversary"), its nickname, or the years one has been alive
             (rf"\b(?:had|celebrated|celebrating|celebrate|for|on) my (?P<value>\d{{2,3}}(?:st|nd|rd|th)|{_ORDINAL})"
@@ -1650,7 +1682,9 @@ _NAMED_BEFORE = re.compile(
 _JOB_NOTE = re.compile(
     r"^(?:(?:currently|now|still|proud|full time|part time) )?"
     r"(?!(?:no|not|never|my|our|his|her|their|the|this|that|so|too|just|some|any)\b)([a-z]+(?: [a-z]+){0,2}?)"
-    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
+    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b|"
+    # the field or the place after it: "PhD student in comp. ling.", "nurse at St James"
+    r" (?:in|at) (?!(?:the|my|a|an|bed|love|pain|trouble)\b)[a-z])"
 )
 # "fav", "fave": favourite
 _FAV = re.compile(r"\bfave?\b")
@@ -1755,8 +1789,24 @@ _FILLER_AFTER_BE = re.compile(
     r"\b(i am|we are|i was) (?:actually|really|honestly|technically|basically|literally|definitely|"
     r"kind of|kinda|sort of|sorta|at the moment|at present) "
 )
+# "me and Paola have been married": the two of us are "we", whom the patterns read
+_ME_AND = re.compile(r"^me (?:and|n|&) (?:my )?[a-z]+ (?=(?:have|are|were|got|had|live|moved|bought|tied|just|"
+                     r"recently|finally|both|still)\b)")
+# West African pidgin's "to be": "me na taxi man", "i na nurse for general hospital"
+_PIDGIN_BE = re.compile(r"(?:^|(?<=, ))(?:me|i) na (?=[a-z])")
+_TAXI_MAN = re.compile(r"\b(?:taxi|cab) ?man\b")
+# a form's line for the car: "Car ownership: none.", "car: nope"
+_NO_CAR_NOTE = re.compile(r"^(?:car|vehicle|car ownership|vehicle ownership|own car|wheels) ?[:=-]+ ?"
+                          r"(?:none|no|nope|nil|zero|n a|not applicable)\b")
+# "every. single. day." says how often, not a status
+_EVERY_SINGLE = re.compile(r"\bevery[.!,]* single[.!,]* (?=(?:day|night|time|week|morning|evening|one|weekend)\b)")
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),
+    (_EVERY_SINGLE, "every "),
+    (_ME_AND, "we "),
+    (_PIDGIN_BE, "i am "),
+    (_TAXI_MAN, "taxi driver"),
+    (_NO_CAR_NOTE, "i have no car"),
     (_FILLER_AFTER_BE, r"\1 "),
     (_FAVOURITE_NOTE, r"my favorite \1 is "),
     (_CONTACT_NOTE, r"my \1 is "),
@@ -1792,7 +1842,22 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         norm = pattern.sub(replacement, norm)
     if "favorite team" not in norm:
         norm = _team_supported(norm)
-    return _find_slots_normalised(norm)
+    found = _find_slots_normalised(norm)
+    if _DAILY_WORK.search(norm) and not any(match.slot == "job" for match in found):
+        deeds = deed_professions(norm)
+        if len(deeds) == 1:
+            found = (*found, SlotMatch("job", next(iter(deeds)), hint=False, position=len(norm)))
+    return found
+
+
+# one's own work told as one's days: "I fix cars all day in my garage", "I weld pipes all day,
+# TIG mostly" (the profession is the deed's, slots.deed_professions; not a pastime: "I play")
+_DAILY_WORK = re.compile(
+    r"(?:^|[,:.;] |\band |\bbut )(?:i|we) (?!(?:play|watch|read|game|scroll|sleep|binge|chill|relax|nap|"
+    r"listen|text|dream|think|sit|lie|lay|worry|eat|drink)\b)[a-z]+ (?:[a-z]+ ){0,6}?"
+    r"(?:all day|all night|all shift|all week|for a living|day in day out|every (?:day|night|shift)|"
+    r"from \d+ ?am|till (?:night|late)|on the job|at work)\b"
+)
 
 
 def _team_supported(norm: str) -> str:
@@ -1914,6 +1979,11 @@ _JOB_SYNONYMS = {"rn": "nurse", "lpn": "nurse", "cna": "nurse", "doc": "doctor",
 _DEEDS = tuple((re.compile(pattern), job) for pattern, job in (
     (r"\b(?:pull(?:s|ing|ed)? wire|wir(?:e|es|ing) (?:houses|buildings|homes)|breaker panels?|electrical work)\b",
      "electrician"),
+    (r"\bweld(?:s|ing|ed)? (?:\w+ )?(?:pipes?|pipelines?|steel|beams|frames|tanks|joints|trailers|all day)\b",
+     "welder"),
+    (r"\b(?:take|takes|taking|show|shows|showing|guide|guides|guiding|lead|leads|leading) (?:the |our |my )?"
+     r"(?:tourists?|visitors|groups|tour groups|trekkers|hikers|travellers|travelers|guests) "
+     r"(?:to|around|through|up|on|into)\b", "tour guide"),
     (r"\b(?:fix(?:es|ing)? cars|brake jobs?|oil changes?|work(?:s|ing)? on cars|repair(?:s|ing)? cars|"
      r"clutch jobs?|under (?:a|the) hood)\b", "mechanic"),
     (r"\b(?:fil(?:e|es|ed|ing) (?:\w+ ){0,2}motions?|depositions?|billable hours|billed \d+ hours|"

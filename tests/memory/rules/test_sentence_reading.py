@@ -956,6 +956,60 @@ FIFTEENTH_PAIRS = [
     ("I am pensioner since 9 years", "Retired. Thirty years on the rigs.", VERDICT_SAME),
 ]
 
+# sixteenth pass: a town of the world by its name (GeoNames, bench/world_places.py), accents and
+# emoji, a dash as a comma, the form's words, pidgin and learner's English, daily work
+SIXTEENTH_READ = [
+    ("Yerevan born and raised, Arabkir district", "residence", "yerevan"),
+    ("born and raised in Pokhara", "residence", "pokhara"),
+    ("Batumi is home now, sea and rain", "residence", "batumi"),
+    ("Thiès is home, near to Dakar", "residence", "thies"),
+    ("Kigali 🌋 is home, I can see the hills", "residence", "kigali"),
+    ("Please be advised that my place of residence is Brno", "residence", "brno"),
+    ("my residence is in Plovdiv, by the old town", "residence", "plovdiv"),
+    ("I'm up in Inverness these days, it suits me", "residence", "inverness"),
+    ("we're down south in Pärnu, by the pier", "residence", "parnu"),
+    ("me and Gosia have been married twenty years", "relationship", "married"),
+    ("I was joined in holy matrimony to my Anna in 1979", "relationship", "married"),
+    ("Sixty-one summers now, and the knees know it", "age", "sixty one"),
+    ("I am tour guide in the old city, every day walking", "job", "tour guide"),
+    ("me na bus driver for Lagos, every day for road", "job", "bus driver"),
+    ("i na cab man for twenty years", "job", "taxi driver"),
+    ("Dental hygienist — that's me, scaling teeth all day", "job", "dental hygienist"),
+    ("nowadays I'm home with the twins full time", "job", "stay at home"),
+    ("I weld pipes all day at the yard", "job", "welder"),
+    ("I fix cars all day, brakes mostly", "job", "mechanic"),
+    ("I take tourists up the volcano every day", "job", "tour guide"),
+    ("Car: none, I cycle everywhere", "car", None),
+    ("Please save: I am bank teller in the city branch", "job", "bank teller"),
+    ("For your files: I'm a midwife, nights mostly", "job", "midwife"),
+    ("We have been lawfully wedded since 1998", "relationship", "married"),
+    ("Ana and I celebrated our silver anniversary in May", "relationship", "married"),
+    ("because the town I live in and moan about daily is Gyumri", "residence", "gyumri"),    ("fyi 33 n already tired of everything", "age", "33"),
+]
+SIXTEENTH_NOT_READ = [
+    ("I'm home with the kids today, they're off sick", "job"),
+    ("I play video games all day at the weekend", "job"),
+    ("my brother fixes cars all day", "job"),
+    ("I'm up in the attic sorting boxes", "residence"),
+    ("I am very tired today, long shift", "job"),
+    ("coffee, every. single. day.", "relationship"),
+    ("Police came by about the noise", "residence"),
+    ("my parents' golden anniversary is next week", "relationship"),
+]
+SIXTEENTH_PAIRS = [
+    # a salesman's sales are no car of his own that he sold
+    ("I drive a Hilux, double cab", "sold two Hiluxes and a Land Cruiser before lunch, I'm a car salesman", None),
+    # "long ago" names no thing that changed
+    ("I am retired after a long career at the bank", "I gave up meat long ago but still eat fish", None),
+    # "every single day" is no status
+    ("Engaged! He asked last month.", "khachapuri every. single. day.", None),
+    # a town with and without its accents is one town
+    ("I live in Reykjavík", "Reykjavik is home", VERDICT_SAME),
+    # a world town, then another: a move
+    ("I live in Tartu", "Pärnu is home now", VERDICT_CHANGE),
+]
+
+
 # a relationship the vectors name, its status unread on one side: no shared word is no change,
 # since statuses are few and told in endless words ("nobody in my life right now" is as single as
 # "no girlfriend"); a wedding, vows or an anniversary imply a marriage (thirteenth pass)
@@ -976,12 +1030,12 @@ def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new:
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS + SIXTEENTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)

@@ -63,7 +63,7 @@ class JobWords(HashingEmbedder):
     """Hashing vectors, but the two job sentences the rules cannot read point where the
     classifier's "job" points."""
 
-    JOBS = {"I am a gold medalist olympian", "I write code all day long"}
+    JOBS = {"I am a gold medalist olympian", "I spend my days in spreadsheets for clients"}
 
     async def embed(self, texts: list[str]) -> np.ndarray:
         out = self.encode_sync(texts)
@@ -74,7 +74,7 @@ class JobWords(HashingEmbedder):
 
 
 async def test_a_job_the_rules_cannot_read_is_stored_as_a_job_and_a_new_one_is_asked_about(tmp_path) -> None:
-    assert detect_slot("I am a gold medalist olympian") is None and detect_slot("I write code all day long") is None
+    assert detect_slot("I am a gold medalist olympian") is None and detect_slot("I spend my days in spreadsheets for clients") is None
     settings = make_settings(database_url=f"sqlite:///{tmp_path / 'v.db'}")
     db = Database(settings.database_url)
     embedder = JobWords(dim=384)
@@ -84,7 +84,7 @@ async def test_a_job_the_rules_cannot_read_is_stored_as_a_job_and_a_new_one_is_a
         assert owner is not None
         first = await memory.remember(owner, "I am a gold medalist olympian")
         assert first.memory is not None and first.memory.slot == "job"
-        second = await memory.remember(owner, "I write code all day long")
+        second = await memory.remember(owner, "I spend my days in spreadsheets for clients")
         assert [m.text for m in second.asked] == ["I am a gold medalist olympian"]
         assert second.conflict_id is not None
         view = await memory.conflict(owner, second.conflict_id)
