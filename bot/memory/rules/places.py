@@ -54,6 +54,16 @@ def _index() -> tuple[dict[tuple[str, ...], str], frozenset[tuple[str, ...]], in
 
 
 @lru_cache(maxsize=1)
+def _first_words() -> dict[str, int]:
+    """A name's first word -> the most words a name starting with it has."""
+    out: dict[str, int] = {}
+    for key in _index()[0]:
+        if key:
+            out[key[0]] = max(out.get(key[0], 0), len(key))
+    return out
+
+
+@lru_cache(maxsize=1)
 def _hand_written() -> frozenset[str]:
     """The cities of places.json (by their canonical name)."""
     data = _load(PLACES_FILE)
@@ -87,11 +97,13 @@ def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
     """Every known city a text names, in order ("left tulsa for denver": tulsa, denver). A
     world town beside a hand-written city is taken for a district of it and left out ("sofia,
     in lozenets": sofia)."""
-    index, unclear, longest = _index()
+    index, unclear, _ = _index()
+    firsts = _first_words()
     toks = tokens(normalise(text))
     out: list[str] = []
     start = 0
     while start < len(toks):
+        longest = firsts.get(toks[start], 0)  # most words start no name: nothing to look up
         for size in range(min(longest, len(toks) - start), 0, -1):
             key = tuple(toks[start:start + size])
             city = index.get(key)
