@@ -1789,9 +1789,10 @@ _FILLER_AFTER_BE = re.compile(
     r"\b(i am|we are|i was) (?:actually|really|honestly|technically|basically|literally|definitely|"
     r"kind of|kinda|sort of|sorta|at the moment|at present) "
 )
-# "me and Paola have been married": the two of us are "we", whom the patterns read
-_ME_AND = re.compile(r"^me (?:and|n|&) (?:my )?[a-z]+ (?=(?:have|are|were|got|had|live|moved|bought|tied|just|"
-                     r"recently|finally|both|still)\b)")
+# "me and Paola have been married": the two of us are "we", whom the patterns read (not "me and
+# my girlfriend live together": the partner's word says the status, and would be lost)
+_ME_AND = re.compile(r"^me (?:and|n|&) (?!(?:my|the|our|his|her)\b)[a-z]+ (?=(?:have|are|were|got|had|live|moved|bought|"
+                     r"tied|just|recently|finally|both|still)\b)")
 # West African pidgin's "to be": "me na taxi man", "i na nurse for general hospital"
 _PIDGIN_BE = re.compile(r"(?:^|(?<=, ))(?:me|i) na (?=[a-z])")
 _TAXI_MAN = re.compile(r"\b(?:taxi|cab) ?man\b")

@@ -996,6 +996,16 @@ SIXTEENTH_NOT_READ = [
     ("Police came by about the noise", "residence"),
     ("my parents' golden anniversary is next week", "relationship"),
 ]
+SIXTEENTH_HINTS = [
+    # "me and X" is "we" only for a name: a partner's word is kept, it says the status
+    ("me and my girlfriend live together", "girlfriend"),
+    ("me n my hubby have a dog", "husband"),
+]
+
+
+@pytest.mark.parametrize(("text", "hint"), SIXTEENTH_HINTS)
+def test_a_partner_named_with_me_keeps_its_word(text: str, hint: str) -> None:
+    assert [(m.slot, m.value, m.hint) for m in find_slots(text)] == [("relationship", hint, True)]
 SIXTEENTH_PAIRS = [
     # a salesman's sales are no car of his own that he sold
     ("I drive a Hilux, double cab", "sold two Hiluxes and a Land Cruiser before lunch, I'm a car salesman", None),
