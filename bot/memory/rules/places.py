@@ -8,9 +8,10 @@ has. The table (places.json beside this file: about 620 cities and 640 of their 
 abbreviations, older names and demonyms, written from general knowledge) holds names for a whole
 city only, never a borough or a district: moving from Brooklyn to Manhattan is a move. Beside it,
 world_places.json (built by `python -m bench.world_places` from GeoNames) names the world's towns of
-15,000 people or more, so a home in Yerevan, Pokhara or Hilo is read too; a name there that is
-also an English word counts only as ambiguous, and a text naming a hand-written city and a
-world town ("sofia, lozenets") is about the hand-written one. Pure: text in, a city or None out.
+15,000 people or more, so a home in Yerevan, Pokhara or Musanze is read too; a town of fewer than
+50,000 people or with a name also used in English is minor: a whole value ("Akureyri is home"),
+never found inside a sentence ("vada pav" is a dish, Vada a town); and a text naming a
+hand-written city and a world town ("lisbon, amadora") is about the hand-written one. Pure: text in, a city or None out.
 """
 
 from __future__ import annotations
@@ -39,18 +40,24 @@ def _load(path: Path) -> dict:
 @lru_cache(maxsize=1)
 def _index() -> tuple[dict[tuple[str, ...], str], frozenset[tuple[str, ...]], int]:
     """name tokens -> city; the cities whose own name is also a common word or first name
-    ("reading", "austin"); the longest name in tokens."""
+    ("reading", "austin"); the longest name in tokens. The world's minor towns are in the index
+    (canonical_place) but not among the first words places_in looks up."""
     data, world = _load(PLACES_FILE), _load(WORLD_PLACES_FILE)
     index: dict[tuple[str, ...], str] = {}
     for city in data.get("cities", ()):
         index[tuple(tokens(normalise(city)))] = city
     for alias, city in data.get("aliases", {}).items():
         index.setdefault(tuple(tokens(normalise(alias))), city)
-    for city in (*world.get("cities", ()), *world.get("ambiguous", ())):
+    for city in (*world.get("cities", ()), *world.get("minor", ())):
         index.setdefault(tuple(city.split()), city)
     ambiguous = frozenset(tuple(tokens(normalise(city))) for city in data.get("ambiguous", ()))
-    ambiguous |= frozenset(tuple(city.split()) for city in world.get("ambiguous", ()))
     return index, ambiguous, max((len(key) for key in index), default=0)
+
+
+@lru_cache(maxsize=1)
+def _minor() -> frozenset[tuple[str, ...]]:
+    """The world's minor towns (world_places.json "minor"), by their name tokens."""
+    return frozenset(tuple(city.split()) for city in _load(WORLD_PLACES_FILE).get("minor", ()))
 
 
 @lru_cache(maxsize=1)
@@ -99,6 +106,7 @@ def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
     in lozenets": sofia)."""
     index, unclear, _ = _index()
     firsts = _first_words()
+    minor = _minor()
     toks = tokens(normalise(text))
     out: list[str] = []
     start = 0
@@ -107,7 +115,7 @@ def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
         for size in range(min(longest, len(toks) - start), 0, -1):
             key = tuple(toks[start:start + size])
             city = index.get(key)
-            if city is not None and (ambiguous or key not in unclear):
+            if city is not None and (ambiguous or key not in unclear) and key not in minor:
                 out.append(city)
                 start += size - 1
                 break

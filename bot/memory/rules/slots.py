@@ -275,6 +275,9 @@ NOT_JOBS: frozenset[str] = frozenset(
     hindu nudist minimalist environmentalist conservationist tourist finalist medalist
     vegan vegetarian pescatarian omnivore carnivore
     chapter answer quarter timer trailer trigger wonder horror corner
+    beer bier lager cider liqueur burger dinner supper summer winter water butter paper number
+    computer soccer ginger pepper tiger poster sticker sweater slipper shower silver copper letter
+    border weather leather fever liver flower river tower
     major minor senior junior sophomore freshman alumnus alumni graduate student
     gentleman man woman boy girl guy gal lady dude person human
     player runner jogger swimmer skater skateboarder snowboarder surfer skier kayaker canoeist
@@ -1682,9 +1685,7 @@ _NAMED_BEFORE = re.compile(
 _JOB_NOTE = re.compile(
     r"^(?:(?:currently|now|still|proud|full time|part time) )?"
     r"(?!(?:no|not|never|my|our|his|her|their|the|this|that|so|too|just|some|any)\b)([a-z]+(?: [a-z]+){0,2}?)"
-    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b|"
-    # the field or the place after it: "PhD student in comp. ling.", "nurse at St James"
-    r" (?:in|at) (?!(?:the|my|a|an|bed|love|pain|trouble)\b)[a-z])"
+    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
 )
 # "fav", "fave": favourite
 _FAV = re.compile(r"\bfave?\b")

@@ -69,20 +69,28 @@ def test_a_town_of_the_world_by_its_name(text: str, city: str | None) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "zipf", "expected"),
+    ("name", "zipf", "population", "expected"),
     [
-        ("tartu", {"tartu": 2.1}, "city"),
-        ("florence", {"florence": 3.0}, "ambiguous"),  # a first name too: only where home is said
-        ("police", {"police": 5.3}, None),  # a word: never a town
-        ("fort william", {"fort": 3.9, "william": 4.4}, "ambiguous"),  # every word common
-        ("santa cruz de la sierra", {"santa": 3.9, "cruz": 2.6, "de": 4.8, "la": 5.3, "sierra": 3.9}, "city"),
-        ("ab", {"ab": 1.0}, None),  # too short to tell from an abbreviation
+        ("tartu", {"tartu": 2.1}, 91_000, "city"),
+        ("akureyri", {"akureyri": 1.7}, 19_000, "minor"),  # a small town: only as a whole value
+        ("florence", {"florence": 3.0}, 380_000, "minor"),  # a first name too
+        ("police", {"police": 5.3}, 34_000, None),  # a word: never a town
+        ("fort william", {"fort": 3.9, "william": 4.4}, 60_000, "minor"),  # every word common
+        ("santa cruz de la sierra", {"santa": 3.9, "cruz": 2.6, "de": 4.8, "la": 5.3, "sierra": 3.9},
+         1_800_000, "city"),
+        ("ab", {"ab": 1.0}, 100_000, None),  # too short to tell from an abbreviation
     ],
 )
-def test_which_world_towns_are_kept(name: str, zipf: dict[str, float], expected: str | None) -> None:
+def test_which_world_towns_are_kept(name: str, zipf: dict[str, float], population: int, expected: str | None) -> None:
     from bench.world_places import classify
 
-    assert classify(name, lambda text: zipf[text]) == expected
+    assert classify(name, lambda text: zipf[text], population) == expected
+
+
+def test_a_small_town_is_a_whole_value_but_not_found_in_a_sentence() -> None:
+    # Vada (India, 17,000 people) is a town, and "vada pav" a dish
+    assert canonical_place("Vada") == "vada"
+    assert place_in("my bro has a vada pav stall outside the station", ambiguous=True) is None
 
 
 def probs(residence: float, job: float = 0.0) -> np.ndarray:

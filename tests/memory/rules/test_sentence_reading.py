@@ -967,7 +967,7 @@ SIXTEENTH_READ = [
     ("Please be advised that my place of residence is Brno", "residence", "brno"),
     ("my residence is in Plovdiv, by the old town", "residence", "plovdiv"),
     ("I'm up in Inverness these days, it suits me", "residence", "inverness"),
-    ("we're down south in Pärnu, by the pier", "residence", "parnu"),
+    ("we're down south in Tartu, by the river", "residence", "tartu"),
     ("me and Gosia have been married twenty years", "relationship", "married"),
     ("I was joined in holy matrimony to my Anna in 1979", "relationship", "married"),
     ("Sixty-one summers now, and the knees know it", "age", "sixty one"),
@@ -995,6 +995,7 @@ SIXTEENTH_NOT_READ = [
     ("coffee, every. single. day.", "relationship"),
     ("Police came by about the noise", "residence"),
     ("my parents' golden anniversary is next week", "relationship"),
+    ("A Weißbier in the beer garden is the best thing in summer", "job"),  # a beer, not one who weisses
 ]
 SIXTEENTH_HINTS = [
     # "me and X" is "we" only for a name: a partner's word is kept, it says the status
@@ -1016,7 +1017,7 @@ SIXTEENTH_PAIRS = [
     # a town with and without its accents is one town
     ("I live in Reykjavík", "Reykjavik is home", VERDICT_SAME),
     # a world town, then another: a move
-    ("I live in Tartu", "Pärnu is home now", VERDICT_CHANGE),
+    ("I live in Tartu", "Pärnu is home now", VERDICT_CHANGE),  # a small town as a whole value
 ]
 
 
