@@ -11,7 +11,8 @@ world_places.json (built by `python -m bench.world_places` from GeoNames) names 
 15,000 people or more, so a home in Yerevan, Pokhara or Musanze is read too; a town of fewer than
 50,000 people or with a name also used in English is minor: a whole value ("Akureyri is home"),
 never found inside a sentence ("vada pav" is a dish, Vada a town); and a text naming a
-hand-written city and a world town ("lisbon, amadora") is about the hand-written one. Pure: text in, a city or None out.
+hand-written city and a world town ("lisbon, amadora") is about the hand-written one. Pure: text
+in, a city or None out.
 """
 
 from __future__ import annotations
@@ -102,8 +103,8 @@ def place_in(text: str, *, ambiguous: bool = False) -> str | None:
 
 def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
     """Every known city a text names, in order ("left tulsa for denver": tulsa, denver). A
-    world town beside a hand-written city is taken for a district of it and left out ("sofia,
-    in lozenets": sofia)."""
+    world town beside a hand-written city is taken for a district of it and left out ("lisbon,
+    out in amadora": lisbon)."""
     index, unclear, _ = _index()
     firsts = _first_words()
     minor = _minor()

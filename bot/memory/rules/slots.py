@@ -800,7 +800,7 @@ SLOTS: dict[str, SlotRule] = {
             # town I wake up in every day is Pokhara"
             r"\bthe (?:city|town|village|place|island) (?:that )?(?:i|we) (?:live in|call home|wake up in|"
             r"reside in)\b[a-z ]{0,60}? is (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!;])",
-            # up or down in a known town: "I'm up in Inverness", "we are down south in Hastings"
+            # up or down in a known town: "I'm up in Inverness", "we are down south in Tartu"
             (r"\b(?:i|we) (?:am|are) (?:now )?(?:up|down|out|over|back)(?: (?:north|south|east|west|here|there|"
              r"home))? in (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!;]| now\b| and\b| for\b| since\b| these days\b| with\b)",
              _names_one_place),
