@@ -39,6 +39,7 @@ from bot.storage.db import Database
 from bot.storage.models import Conflict, EventKind, Identity, Memory, MessageLog, Owner, Status, utcnow
 from bot.memory import MemoryService, words_seen
 from bot.memory.rules.slots import detect_slot, slot_value
+from bot.memory.rules.text import written_span
 from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 from bot.core.core import Core
 from bot.core.turn import Turn
@@ -115,10 +116,11 @@ def pick(candidates: Sequence[Candidate], now: datetime, after_days: int) -> Can
 
 
 def _as_written(text: str, value: str) -> str:
-    """The value with the person's own capitals ("lisbon" -> "Lisbon" from "I live in Lisbon")."""
-    m = re.search(re.escape(value).replace(r"\ ", r"[\s\-]+"), text, re.I)
-    if m:
-        return m.group(0)
+    """The value with the person's own capitals and accents ("lisbon" -> "Lisbon" from "I live in
+    Lisbon", "sao paulo" -> "São Paulo")."""
+    found = written_span(text, re.escape(value.lower()).replace(r"\ ", r"[\s\-]+"))
+    if found is not None:
+        return found
     return value.title() if value.islower() else value
 
 
@@ -134,7 +136,7 @@ def question(c: Candidate) -> str:
     if c.slot == "car":
         return f"Still driving your {v}?"
     if c.slot == "job":
-        if re.search(r"\b(?:at|for)\s+" + re.escape(c.value), c.text, re.I):
+        if written_span(c.text, r"\b(?:at|for)\s+" + re.escape(c.value.lower())) is not None:
             return f"Still working at {v}?"
         return f"Still working as {_article(v)} {v}?"
     if c.slot == "relationship" and c.value.lower() in _PARTNERS:

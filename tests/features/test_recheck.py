@@ -36,6 +36,8 @@ NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
         ("I live in Lisbon", "Still living in Lisbon?"),
         ("I moved to New York", "Still living in New York?"),
         ("I live in São Paulo", "Still living in São Paulo?"),
+        ("I live in Zürich now", "Still living in Zürich?"),  # read folded, quoted as written
+        ("I work at Nestlé", "Still working at Nestlé?"),
         ("I drive a VW Golf", "Still driving your VW Golf?"),
         ("I work as a nurse", "Still working as a nurse?"),
         ("I am an engineer", "Still working as an engineer?"),

@@ -31,6 +31,7 @@ __all__ = [
     "normalise",
     "numbers",
     "tokens",
+    "written_span",
 ]
 
 # --- normalisation ---------------------------------------------------------------------------
@@ -98,6 +99,23 @@ def _fold(text: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def written_span(text: str, pattern: str) -> str | None:
+    """The part of `text`, as the person wrote it, that `pattern` finds in the text lower-cased
+    with its accents folded as `normalise` folds them, or None. Why: values are read from folded
+    text ("sao paulo"), and a question quoting one must keep the person's own spelling ("Still
+    living in São Paulo?")."""
+    pieces: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        for folded in _fold(char.lower()):
+            pieces.append(folded)
+            origin.append(index)
+    found = re.search(pattern, "".join(pieces))
+    if found is None or found.end() == found.start():
+        return None
+    return text[origin[found.start()]:origin[found.end() - 1] + 1]
 
 
 @lru_cache(maxsize=8192)

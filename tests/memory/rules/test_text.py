@@ -195,3 +195,18 @@ def test_helpers_never_fail_and_are_deterministic(text: str) -> None:
     assert numbers(text) == numbers(text)
     assert names(text) <= set(tokens(text)) | {t for t in tokens(text.lower())}
     assert all(word and word == word.lower() for word in content_words(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern", "expected"),
+    [
+        ("I live in São Paulo", "sao paulo", "São Paulo"),
+        ("Ærøskøbing, by the sea", "aeroskobing", "Ærøskøbing"),
+        ("Straße 5", "strasse", "Straße"),
+        ("I live in Lisbon", "berlin", None),
+    ],
+)
+def test_a_value_read_folded_is_found_as_written(text: str, pattern: str, expected: str | None) -> None:
+    from bot.memory.rules.text import written_span
+
+    assert written_span(text, pattern) == expected
