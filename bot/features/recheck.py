@@ -37,9 +37,8 @@ from bot.events import ButtonPress, ChatRef, Outgoing
 from bot.core.buttons import ButtonSpec, Claim
 from bot.storage.db import Database
 from bot.storage.models import Conflict, EventKind, Identity, Memory, MessageLog, Owner, Status, utcnow
-from bot.memory import MemoryService, words_seen
+from bot.memory import MemoryService, words_seen, written_span
 from bot.memory.rules.slots import detect_slot, slot_value
-from bot.memory.rules.text import written_span
 from bot.memory.store import MemoryView, get_memory, log_event, mref, new_action, snapshot, touch
 from bot.core.core import Core
 from bot.core.turn import Turn

@@ -16,6 +16,7 @@ from bot.memory.owners import OwnerPrefs
 from bot.memory.public import BadCursor, ChangedSince, Listing, MemoryPage, PublicMemory
 from bot.memory.recall.pipeline import Recalled, RecalledMemory
 from bot.memory.rules.disclosure import also_says, strip_lead_in, tells_about_self
+from bot.memory.rules.text import written_span
 from bot.memory.service import JudgeFn, MemoryService
 from bot.memory.store import MemoryView, words_seen
 from bot.memory.writing.changes import Changed
@@ -45,6 +46,7 @@ __all__ = [
     "ImportReport",
     "conflict_fingerprint",
     "words_seen",
+    "written_span",
     "JudgeFn",
     "Listing",
     "MemoryPage",
