@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from bot.memory.rules.text import normalise, tokens
 
@@ -38,11 +39,18 @@ def _load(path: Path) -> dict:
         return {}
 
 
+class _Tables(NamedTuple):
+    index: dict[tuple[str, ...], str]  # name tokens -> city
+    ambiguous: frozenset[tuple[str, ...]]  # a name that is also a common word or first name
+    minor: frozenset[tuple[str, ...]]  # a world town only taken as a whole value
+    hand: frozenset[str]  # the cities of places.json, by their canonical name
+    firsts: dict[str, int]  # a name's first word -> the most words a name starting with it has
+
+
 @lru_cache(maxsize=1)
-def _index() -> tuple[dict[tuple[str, ...], str], frozenset[tuple[str, ...]], int]:
-    """name tokens -> city; the cities whose own name is also a common word or first name
-    ("reading", "austin"); the longest name in tokens. The world's minor towns are in the index
-    (canonical_place) but not among the first words places_in looks up."""
+def _tables() -> _Tables:
+    """Both files read once. The world's minor towns are in the index (canonical_place) but
+    places_in never finds them inside a sentence."""
     data, world = _load(PLACES_FILE), _load(WORLD_PLACES_FILE)
     index: dict[tuple[str, ...], str] = {}
     for city in data.get("cities", ()):
@@ -51,37 +59,23 @@ def _index() -> tuple[dict[tuple[str, ...], str], frozenset[tuple[str, ...]], in
         index.setdefault(tuple(tokens(normalise(alias))), city)
     for city in (*world.get("cities", ()), *world.get("minor", ())):
         index.setdefault(tuple(city.split()), city)
-    ambiguous = frozenset(tuple(tokens(normalise(city))) for city in data.get("ambiguous", ()))
-    return index, ambiguous, max((len(key) for key in index), default=0)
-
-
-@lru_cache(maxsize=1)
-def _minor() -> frozenset[tuple[str, ...]]:
-    """The world's minor towns (world_places.json "minor"), by their name tokens."""
-    return frozenset(tuple(city.split()) for city in _load(WORLD_PLACES_FILE).get("minor", ()))
-
-
-@lru_cache(maxsize=1)
-def _first_words() -> dict[str, int]:
-    """A name's first word -> the most words a name starting with it has."""
-    out: dict[str, int] = {}
-    for key in _index()[0]:
+    firsts: dict[str, int] = {}
+    for key in index:
         if key:
-            out[key[0]] = max(out.get(key[0], 0), len(key))
-    return out
-
-
-@lru_cache(maxsize=1)
-def _hand_written() -> frozenset[str]:
-    """The cities of places.json (by their canonical name)."""
-    data = _load(PLACES_FILE)
-    return frozenset(data.get("cities", ())) | frozenset(data.get("aliases", {}).values())
+            firsts[key[0]] = max(firsts.get(key[0], 0), len(key))
+    return _Tables(
+        index=index,
+        ambiguous=frozenset(tuple(tokens(normalise(city))) for city in data.get("ambiguous", ())),
+        minor=frozenset(tuple(city.split()) for city in world.get("minor", ())),
+        hand=frozenset(data.get("cities", ())) | frozenset(data.get("aliases", {}).values()),
+        firsts=firsts,
+    )
 
 
 def canonical_place(value: str) -> str | None:
     """The city a whole value names ("the big apple", "NYC", "new york city" -> "new york"), or
     None when the value is not (only) a known city's name."""
-    index, _, _ = _index()
+    index = _tables().index
     toks = tokens(normalise(value))
     while toks:
         found = index.get(tuple(toks))
@@ -105,9 +99,8 @@ def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
     """Every known city a text names, in order ("left tulsa for denver": tulsa, denver). A
     world town beside a hand-written city is taken for a district of it and left out ("lisbon,
     out in amadora": lisbon)."""
-    index, unclear, _ = _index()
-    firsts = _first_words()
-    minor = _minor()
+    tables = _tables()
+    index, unclear, minor, firsts = tables.index, tables.ambiguous, tables.minor, tables.firsts
     toks = tokens(normalise(text))
     out: list[str] = []
     start = 0
@@ -121,7 +114,6 @@ def places_in(text: str, *, ambiguous: bool = False) -> list[str]:
                 start += size - 1
                 break
         start += 1
-    hand = _hand_written()
-    if len(out) > 1 and any(city in hand for city in out):
-        out = [city for city in out if city in hand]
+    if len(out) > 1 and any(city in tables.hand for city in out):
+        out = [city for city in out if city in tables.hand]
     return out
