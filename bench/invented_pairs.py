@@ -39,13 +39,20 @@ rules on 2026-12-03 by two writers who had read neither the rules nor any other 
 duplicate-heavy and job-weighted as heldout5. Adding them left every other pair file
 byte-identical.
 
-The later sets, heldout8 to heldout29 (H145-H672, two per pass), live in
-invented_facts_heldout8.jsonl ... invented_facts_heldout29.jsonl, each written blind to the rules
+The later sets, heldout8 to heldout31 (H145-H720, two per pass), live in
+invented_facts_heldout8.jsonl ... invented_facts_heldout31.jsonl, each written blind to the rules
 by writers who opened nothing of the project, with the sizes and job share of heldout5
 (bench/data/README.md says when each was measured and read). Each addition left every other pair
 file byte-identical.
 
-    python -m bench.invented_pairs     # rewrites the tune, heldout2..heldout29 pair files (seeded)
+    python -m bench.invented_pairs             # writes the pair files that do not exist yet
+    python -m bench.invented_pairs --rewrite   # rewrites every tune, heldout2..heldout31 file
+
+Why missing files only: the unrelated_overlap pairs are drawn by `content_words`, the product's
+own reading of words, so a change there (the sixteenth pass found that folding accents in
+`text.normalise` re-drew the overlap pairs of heldout13, 18, 21 and 28) would silently replace
+pairs whose figures the notes and README already report. A committed pair file is a measurement
+record; `--rewrite` is for a deliberate rebuild, with its figures measured again.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +68,8 @@ from bench.datasets import data_file
 from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
-# the later persona sets, one file each (heldout3 ... heldout29)
-HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 30))
+# the later persona sets, one file each (heldout3 ... heldout31)
+HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 32))
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -82,7 +90,7 @@ SIZES = {
         "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11",
         "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18",
         "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25",
-        "heldout26", "heldout27", "heldout28", "heldout29")},
+        "heldout26", "heldout27", "heldout28", "heldout29", "heldout30", "heldout31")},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
@@ -163,10 +171,14 @@ def build(facts: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    rewrite = "--rewrite" in (sys.argv[1:] if argv is None else argv)
     facts = load_facts() + [fact for name in HELDOUT_FACTS for fact in load_facts(data_file(name))]
     for split in SIZES:
         path = data_file(f"conflict_pairs_invented_{split}.jsonl")
+        if path.exists() and not rewrite:
+            print(f"{path.name}: kept (exists; --rewrite to rebuild)")
+            continue
         pairs = build(facts, split)
         with open(path, "w", encoding="utf-8") as handle:
             for pair in pairs:

@@ -269,3 +269,25 @@ def test_the_invented_files_are_what_their_builder_makes() -> None:
     assert len(first) == 376
     first_personas = {p for pair in first for p in pair["persona"].split("+")}
     assert first_personas == {f"H{n:02d}" for n in range(1, 13)} and first_personas <= personas["tune"]
+
+
+def test_the_pair_builder_keeps_a_measured_pair_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A committed pair file is a measurement record: `python -m bench.invented_pairs` writes
+    only the files that are missing, so a change to the product's word reading (which draws the
+    overlap pairs) cannot silently re-draw pairs whose figures are already reported. Only
+    --rewrite rebuilds them."""
+    import bench.invented_pairs as builder
+    from bench.datasets import data_file as real
+
+    def data_file(name: str) -> Path:
+        return tmp_path / name if name.startswith("conflict_pairs_") else real(name)
+
+    monkeypatch.setattr(builder, "data_file", data_file)
+    measured = tmp_path / "conflict_pairs_invented_heldout13.jsonl"
+    measured.write_text("measured\n", encoding="utf-8")
+    assert builder.main([]) == 0
+    assert measured.read_text(encoding="utf-8") == "measured\n"
+    built = tmp_path / "conflict_pairs_invented_heldout31.jsonl"
+    assert load_pairs(built) == load_pairs(real("conflict_pairs_invented_heldout31.jsonl"))
+    assert builder.main(["--rewrite"]) == 0
+    assert len(load_pairs(measured)) == 720  # rebuilt from the persona facts
