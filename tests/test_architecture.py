@@ -275,3 +275,32 @@ def test_every_intent_and_command_has_exactly_one_handler():
             router.press("undo", lambda *a: None)  # type: ignore[arg-type,return-value]
     finally:
         app.db.dispose()
+
+
+def _top_level_names(tree: ast.Module) -> list[str]:
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            names += [target.id for target in node.targets if isinstance(target, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+    return names
+
+
+def test_no_module_binds_a_top_level_name_twice() -> None:
+    """A second `_JOB_NOTE = ...` lower in slots.py silently replaced the first for every use
+    below it, and the rules lost "Pensioner now, gave the trucking away" (sixteenth pass): a
+    module's top-level names are bound once."""
+    twice = {}
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        names = _top_level_names(ast.parse(path.read_text(encoding="utf-8")))
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            twice[str(path.relative_to(ROOT))] = repeated
+    assert twice == {}
+
+
+def test_the_twice_bound_check_sees_a_rebinding() -> None:
+    assert _top_level_names(ast.parse("A = 1\ndef f(): pass\nA = 2\n")).count("A") == 2

@@ -37,8 +37,6 @@ from bot.storage.errors import CommitUncertain, ConcurrentUpdate, SchemaTooNew, 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-__all__ = ["Database", "StorageError", "SchemaTooNew", "ConcurrentUpdate"]
-
 
 DEFAULT_BUSY_TIMEOUT = 30.0  # seconds a SQLite write waits for another process's lock
 
