@@ -384,7 +384,7 @@ def _is_negated(toks: list[str], norm: str) -> bool:
             for n, tok in enumerate(words):
                 if tok in _SUBORDINATORS:
                     subordinate = True
-                elif tok in _NEGATIONS and not subordinate and (
+                elif tok in _NEGATIONS and not subordinate and not _eager(words, n) and (
                         n + 1 == len(words) or words[n + 1] not in _PRAISE
                         and not (tok == "nothing" and words[n + 1] == "like")
                         and not (tok == "no" and words[n + 1] in _TAKEN_WITHOUT)):
@@ -394,7 +394,22 @@ def _is_negated(toks: list[str], norm: str) -> bool:
     return count % 2 == 1
 
 
+# "can't wait", "can't get enough", "couldn't be happier": eagerness, no denial ("my big sister is
+# flying in to visit, can't wait" still has her sister)
+_EAGER_AFTER = frozenset("wait complain get stop help believe".split())
+
+
+def _eager(words: list[str], n: int) -> bool:
+    if words[n] != "not" or n == 0 or words[n - 1] not in {"can", "could"} or n + 1 == len(words):
+        return False
+    after = words[n + 1]
+    return after in _EAGER_AFTER or (after == "be" and n + 2 < len(words) and words[n + 2].endswith("er"))
+
+
 _NAMING = frozenset({"named", "called", "nicknamed"})
+# words after "a sister" that say which one, not how many: "got a brother in Derby who ...",
+# "a daughter down in Cape Town" (one of the two daughters said before, not a recount)
+_ONE_OF = frozenset("who that which in at down up over out back from living studying working".split())
 _RATE = frozenset({"per", "each", "every"})
 
 
@@ -422,8 +437,8 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
             np_end = nxt is None or nxt in STOP_WORDS or nxt[0].isdigit()
             if plural or np_end:
                 after = toks[end + j + 1] if end + j + 1 < len(toks) else None
-                if not explicit and after in _NAMING:
-                    break  # "a cat named Fortune" names one of them, it does not count them
+                if not explicit and (after in _NAMING or after in _ONE_OF):
+                    break  # "a cat named Fortune", "a brother in Derby" name one of them, not count them
                 if after in _RATE:
                     break  # "fifty kids per class": a rate, not what one has
                 if lem not in _TIME_UNITS and lem not in _MEASURES and lem not in GENERIC_WORDS and len(lem) > 1:

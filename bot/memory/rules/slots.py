@@ -66,6 +66,16 @@ NUM = (
     r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|(?:a |one )?hundred)"
 )
+# words said after a statement that are no part of its value: "spring is my favourite season
+# obviously", "my fave band tbh"
+_FILLERS = (r"(?:obviously|honestly|really|actually|definitely|seriously|literally|totally|truly|clearly|"
+            r"lol|haha|tbh|imo|ngl|though|tho|too|now|rn|atm|forever|ever|still|anyway|mate|bro|man|cher|"
+            r"hands down|by far|for sure|of course)")
+_MONTHS = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+           r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
+# "years" in the languages people mix into English, for an age told in their own words
+_FOREIGN_YEARS = (r"anos|anys|ans|jahre|anni|ani|godini|godina|godine|let|lat|roky|rokov|vuotta|aastat|metai|"
+                  r"eves|yasindayim|yasinda|tuoi|tahun|taon|saal|varsh|vayassu|vayasu|jaar")
 # what may follow an age: the end, a mark or an emoji ("just turned 33 🎂"), or a word that goes
 # on about something else ("i'm 29 rn", "im 16 btw", "29 and ...")
 _AGE_AFTER = (
@@ -317,9 +327,11 @@ _TRAIT_ADJECTIVES = frozenset(
 # "I am a bit older", "a lot happier": degree words, then a comparative, not a noun phrase.
 _DEGREE_WORDS = frozenset("bit lot little tad way whole much far".split())
 _PROFESSION_SUFFIXES = ("er", "or", "ist", "ician", "eer", "grapher", "ologist", "man", "woman")
+# the particles some Englishes end a clause with (Zambian "ba", Nigerian "sef", Singapore "lah")
+_PARTICLES = r"(?:ba|shaa|sha|lah|leh|lor|yaar|innit|sef|sha sha)"
 _NP_BOUNDARY = re.compile(
     rf"\b(?:{NUM} (?:years?|yrs?)|and|but|who|that|which|at|for|in|with|from|by|so|because|since|now|these days|of|"
-    r"on|to|like|as)\b.*$"
+    rf"on|to|like|as|{_PARTICLES})\b.*$"
 )
 
 
@@ -603,6 +615,21 @@ SLOTS: dict[str, SlotRule] = {
              r"junior |charge |registered |school |primary |secondary |high school |software |civil )?[a-z]+)"
              r"(?=$|,| i\b| here\b| at\b| in\b| for\b| on\b| since\b)",
              lambda value: _listed_profession(value)),
+            # the job named beside the words for it: "carrying words from Italian into Albanian, a
+            # translator, they call it", "Sunt moasa, midwife, at the maternity hospital" (one's own
+            # language first, then the English word), "Dublin, nurse, 34"
+            (r", (?:a |an )?(?P<value>[a-z]+(?: [a-z]+)?), (?:they call it|as they say|yes|that is me|if you like|"
+             r"so to speak|officially)\b",
+             lambda value: _listed_profession(value.split()[-1]) and is_profession(value)),
+            (r"^(?!(?:[a-z]+ ){0,2}?(?:my|his|her|their|our|the|a|an)\b)[a-z]+(?: [a-z]+){0,2}, (?:a |an )?"
+             r"(?P<value>[a-z]+), (?=at\b|in\b|for\b|i\b|\d)",
+             lambda value: _listed_profession(value)),
+            # the years one has been it, the verb dropped: "thirty years a baker", "that's what twenty
+            # years of being a florist does to you" (not "after forty years a nurse", now over)
+            (rf"(?<!after )(?<!spent )(?<!for )\b(?:{NUM}|\d+|many|so many|all these) (?:years?|yrs?|decades?) "
+             rf"(?:of being |now )?(?:a|an) (?P<value>[a-z]+(?: [a-z]+)?)(?=$|[,.!;]| now\b| and\b| does\b| do\b| in\b|"
+             rf" at\b| on\b| for\b)",
+             lambda value: _listed_profession(value.split()[-1]) and is_profession(value)),
             # learner's English drops the article: "I am staff nurse in govt hospital", "I am teacher"
             (rf"\bi (?:am|am working as|work as) (?P<value>(?:staff |head |senior |junior |charge |school |"
              rf"primary |secondary |high school |software |civil |registered |house )?[a-z]+)\b",
@@ -777,6 +804,10 @@ SLOTS: dict[str, SlotRule] = {
         reject_values=(
             r"^(?:(?:my|the|our) )?(?:garden|yard|spare time|free time|evenings?|mornings?|"
             r"weekends?|nights?|home|myself on|a team|a group|progress)\b"
+            # "this is what i do for a living": the job is said elsewhere, not "do"
+            r"|^(?:do|did|does|what i do)\s*$"
+            # "nobody at the shop knew": no one's job
+            r"|^(?:nobody|no one|noone|somebody|someone|everyone|everybody|anyone|anybody)\b"
             # a car by its name is no job: "astra's in the garage again" ("'s" dropped)
             rf"|^(?:(?:my|the|our|old|new) )*(?:{CAR_BRANDS} )?(?:{CAR_NAMES}) $"
         ),
@@ -902,6 +933,15 @@ SLOTS: dict[str, SlotRule] = {
             rf"newly |recently |now |currently |still |even |really |actually )*(?P<value>married|single|engaged|"
             rf"divorced|separated|widowed|a widow|a widower|taken|dating(?: someone| anyone)?|"
             rf"in (?:a|an) (?:\w+ ){{0,3}}?relationship|in love|seeing (?:someone|anyone))\b",
+            # the two of us: "We are now engaged", "we're happily married" (a status both share)
+            rf"\bwe (?:are|were|have been) (?:very |so |happily |newly |recently |now |"
+            rf"officially |finally |still |actually )*(?P<value>married|engaged|divorced|separated)\b",
+            # "have been husband and wife for nineteen years"
+            (r"\b(?:we|i|me)\b[^.!?]*?\b(?:are|were|have been) (?:husband and wife|man and wife|wife and husband)\b",
+             "married"),
+            # a couple's years, no wedding named: "me and my girl, 2 years strong"
+            (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|sober|clean|smoke free)\b).*"
+             rf"\b(?:\d+|{NUM}) (?:years?|yrs?|months?) strong\b", "in a relationship"),
             (rf"{S}{A}(?:am getting|are getting|will be getting|will get|am planning on getting|"
              rf"plan on getting|plan to get|am about to get|are planning on getting|plan to get) "
              rf"(?:married|hitched)\b", "engaged"),
@@ -957,7 +997,8 @@ SLOTS: dict[str, SlotRule] = {
              "married"),
             (r"\b(?:i am|we are) (?:a |an )?(?:newlywed|newlyweds|newly wed|newly weds)\b", "married"),
             (r"\bi am (?:a |an )?(?:recent |proud )?(?:divorcee|divorcé|divorcée)\b", "divorced"),
-            r"\bi am (?:a|an) (?:(?:happily|proud|newly|recently|young|old) )?(?P<value>married|divorced|"
+            # (or said with ceremony: "I have the honour of being a married man")
+            r"(?:\bi am|\bi have the (?:honou?r|pleasure|privilege) of being) (?:a|an) (?:(?:happily|proud|newly|recently|young|old) )?(?P<value>married|divorced|"
             r"engaged|widowed|separated) (?:man|woman|guy|lady|mom|dad|mother|father|parent|person|"
             r"gal|girl|fellow|dude|mum|grandma|grandpa)\b",
             rf"(?:^|{S}{A}(?:enjoy|like|love|am happy|am fine) )(?:being|staying) (?P<value>single)\b",
@@ -1187,6 +1228,19 @@ SLOTS: dict[str, SlotRule] = {
             # a birthday by when it came, the verb dropped: "55 this past winter, 43 seasons on the water"
             r"^(?P<value>[1-9]\d) this past (?:winter|spring|summer|fall|autumn|month|january|february|march|"
             r"april|may|june|july|august|september|october|november|december)\b",
+            # a birthday by when it came: "17 since march", "42 as of last week", "Sixty-two last
+            # birthday"
+            rf"^(?P<value>{NUM}),? (?:since|as of|from) (?:last |this )?(?:{_MONTHS}|my (?:last )?birthday|"
+            r"(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter))\b",
+            rf"^(?P<value>{NUM}),? (?:at |on |as of )?(?:my )?last (?:birthday|bday)\b",
+            # the years in one's own language: "imam 30 godini", "am 46 de ani", "27 vayassu",
+            # "tengo 34 anos" (a number and the word for years, the verb before it any)
+            # (not a time: "20 lat temu", "hace 20 anos", "for 20 anos")
+            rf"(?:^|\b(?!(?:hace|vor|for|since|after|before|fa|depuis|il y a|over|about|nearly|almost)\b)[a-z]+ )"
+            rf"(?P<value>[1-9]\d) (?:de )?(?:{_FOREIGN_YEARS})\b(?! (?:ago|temu|nazad|fa|atras|back|lalu|zuruck|geleden)\b)",
+            # what one is not bad for: "not bad for a man who is 73", "for a woman of sixty"
+            rf"\bfor (?:a|an) (?:\w+ )?(?:man|woman|guy|lady|fellow|gentleman|person|bloke|chap|gal|girl|boy) "
+            rf"(?:who is |of |aged |at )(?P<value>{NUM})\b(?! (?:years? )?(?:ago|years? (?:of|in|at|on)))",
             # a round birthday by its nickname, one's own: "just hit the big 4-0", "the big five-oh
             # was last month" (not "the big 40 party", which may be anyone's)
             (_BIG + r"(?:4|four|forty) ?(?:oh|o|0)" + _BIG_AFTER, "40"),
@@ -1247,11 +1301,12 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[a-z][a-z ]*?)(?: is| are| has been| have been| was| will be| will always be|"
             r" has always been| have always been|,) (?:(?:probably|definitely|easily|still|hands down|"
             r"by far|honestly|really|absolutely|totally|always|just|for sure|without a doubt) )*my "
-            r"(?:all time |absolute |very |current |new |number one |no 1 |top )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|[a-z]+(?: [a-z]+)?)"
-            r"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b)",
+            r"(?:all time |absolute |very |current |new |number one |no 1 |top )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|"
+            rf"[a-z]+(?: (?!{_FILLERS}\b)[a-z]+)?)"
+            rf"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b| {_FILLERS}\b)",
         ),
         canonical=lambda value: re.sub(r"\bautumn\b", "fall", value),  # one season, two names
-        reject_values=r"^(?:he|she|it|they|that|this|these|those|him|her|them)$",  # said before it
+        reject_values=r"^(?:he|she|it|they|that|this|these|those|him|her|them)\s*$",  # said before it
     ),
     "eyes": SlotRule(
         patterns=(
@@ -1336,7 +1391,9 @@ _BOUNDARY_WORDS = re.compile(
     r"in (?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|\d{4}|the (?:spring|summer|fall|autumn|winter))|for work|for school|"
     r"nowadays|at the moment|right now|so far|obviously|of course|honestly|tbh|lol|haha|ha ha|i guess|i think|"
-    r"forever|for life|hands down|no question)\b.*$"
+    r"forever|for life|hands down|no question|"
+    # the particles of one's own English that end a clause: "I'm a nurse ba", "teacher lah"
+    rf"{_PARTICLES})\b.*$"
 )
 _LEADING_ARTICLES = re.compile(r"^(?:(?:a|an|the|my|our|this|that) )+")
 
@@ -1618,6 +1675,9 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
     return sentence
 
 
+_JOB_FIELDS = frozenset({"job", "my job", "occupation", "profession", "what do i do", "what i do", "work"})
+
+
 def _fact_sentences(norm: str) -> list[tuple[int, str]]:
     """The sentences of a note without what it says to the bot first ("just so u know, 31 and
     ..." -> "31 and ..."), an asked field joined to its answer ("age? 34." -> "age 34"), and an
@@ -1629,6 +1689,8 @@ def _fact_sentences(norm: str) -> list[tuple[int, str]]:
         offset += len(sentence) - len(bare)
         if out and out[-1][1] in ("age", "my age", "how old") and re.match(NUM + r"\b", bare):
             offset, bare = out.pop()[0], "age " + bare
+        elif out and out[-1][1] in _JOB_FIELDS and re.match(r"[a-z]", bare):
+            offset, bare = out.pop()[0], "my job is " + bare  # "job? delivery rider."
         out.append((offset, bare))
     if len(out) > 1 and _AGE_ALONE.fullmatch(out[0][1]):
         out[0] = (out[0][0], out[0][1] + " years old")
@@ -1775,6 +1837,7 @@ _SPELLING = {
     "boyfreind": "boyfriend", "girlfreind": "girlfriend", "husbend": "husband", "wif": "wife",
     "retirment": "retirement", "retiremnt": "retirement", "boyfrend": "boyfriend", "girlfrend": "girlfriend",
     "sinlge": "single", "singel": "single", "signle": "single", "sngle": "single",
+    "divorcd": "divorced", "devorcd": "divorced", "teachr": "teacher", "techer": "teacher",
 }
 _SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
 
@@ -1802,8 +1865,22 @@ _NO_CAR_NOTE = re.compile(r"^(?:car|vehicle|car ownership|vehicle ownership|own 
                           r"(?:none|no|nope|nil|zero|n a|not applicable)\b")
 # "every. single. day." says how often, not a status
 _EVERY_SINGLE = re.compile(r"\bevery[.!,]* single[.!,]* (?=(?:day|night|time|week|morning|evening|one|weekend)\b)")
+# a form's line for the job: "job: delivery rider", "Occupation - nurse"
+_JOB_FIELD = re.compile(r"^(?:my )?(?:(?:current|new|day|main) )?(?:job|occupation|profession|line of work|trade)"
+                       r"(?: title)? ?[:=-]+ ?(?=[a-z])")
+# "Me I'm a nurse ba": the subject said twice
+_ME_I = re.compile(r"^(?:me|myself),? (?=i (?:am|work|do|have|live|drive)\b)")
+# the team named, then called one's own: "Leicester City, my team through thick and thin"
+_MY_TEAM = re.compile(r"^([a-z][a-z ]{1,30}?),? (?:is |are )?my (?:team|club|side)\b(?! (?:is|are|was|has|have|at|won|lost)\b)")
+# the favourite named after it: "that's my favorite food, gumbo"
+_FAVOURITE_THEN = re.compile(r"^(?:that|this|it) is (?:(?:definitely|easily|still|always) )?my (?:all time )?favou?rite "
+                             r"([a-z]+(?: [a-z]+)?),? (?=[a-z])")
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),
+    (_FAVOURITE_THEN, r"my favorite \1 is "),
+    (_MY_TEAM, r"my favorite team is \1,"),
+    (_JOB_FIELD, "my job is "),
+    (_ME_I, ""),
     (_EVERY_SINGLE, "every "),
     (_ME_AND, "we "),
     (_PIDGIN_BE, "i am "),
@@ -1849,7 +1926,19 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         deeds = deed_professions(norm)
         if len(deeds) == 1:
             found = (*found, SlotMatch("job", next(iter(deeds)), hint=False, position=len(norm)))
+    if _POINTED_HOME.search(norm) and not any(match.slot == "residence" for match in found):
+        cities = set(places_in(norm))
+        if len(cities) == 1:
+            found = (*found, SlotMatch("residence", cities.pop(), hint=False, position=len(norm)))
     return found
+
+
+# a home told by pointing at the one town the message names: "Tirana at dusk ... remember this is
+# the city where I live", "Ludhiana traffic today ... where else would I live, it's home"
+_POINTED_HOME = re.compile(
+    r"\bthis is (?:the|my) (?:city|town|village|place) (?:where )?(?:i|we) (?:live|call home|belong)\b|"
+    r"\bthis (?:city|town|village) is (?:my |our )?home\b|\bwhere else would (?:i|we) live\b|\bthis is home\b"
+)
 
 
 # one's own work told as one's days: "I fix cars all day in my garage", "I weld pipes all day,
@@ -1857,7 +1946,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
 _DAILY_WORK = re.compile(
     r"(?:^|[,:.;] |\band |\bbut )(?:i|we) (?!(?:play|watch|read|game|scroll|sleep|binge|chill|relax|nap|"
     r"listen|text|dream|think|sit|lie|lay|worry|eat|drink)\b)[a-z]+ (?:[a-z]+ ){0,6}?"
-    r"(?:all day|all night|all shift|all week|for a living|day in day out|every (?:day|night|shift)|"
+    r"(?:(?:all|the whole|whole) (?:day|night|shift|week)|for a living|day in day out|every (?:day|night|shift)|"
     r"from \d+ ?am|till (?:night|late)|on the job|at work)\b"
 )
 

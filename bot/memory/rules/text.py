@@ -150,6 +150,7 @@ _LEAD_IN = re.compile(
     r"|(?:just )?so (?:you|u|ya) know|for your (?:info|information)"
     r"|you (?:should|might as well|need to|ought to|gotta|got to|have to) know(?: about)?"
     r"|i (?:want|wanted) you to know|i should (?:tell you|mention)|let me tell you"
+    r"|i (?:wish|want|wanted|would like|am writing) to (?:inform|tell|let)(?: you)?(?: know)?"
     # a verb of keeping a record, with what it keeps ("store this:", "jot this down",
     # "put down that", "add to my profile:"): without one ("write a novel") it is the fact itself
     r"|(?:kindly )?(?:save|store|record|log|add|write|jot|put|keep)"
@@ -159,9 +160,21 @@ _LEAD_IN = re.compile(
 )
 
 
+# the bot addressed before the fact: "Respected assistant, I am an English teacher", "Dear bot:
+# ..." (a greeting before it too); not "assistant manager at tesco", which has no mark after it
+_VOCATIVE = re.compile(
+    r"^(?:(?:hi|hello|hey|ok|okay|good (?:morning|afternoon|evening|day))[ ,]+)*(?:my )?"
+    r"(?:(?:dear|respected|kind|good|lovely|dearest|esteemed) )?(?:assistant|bot|robot|sir|madam|ma am|buddy)"
+    r" ?[:,.!-]+ ?"
+)
+
+
 def without_lead_in(norm: str) -> str:
     """A normalised message without what it says to the bot before the fact ("remember that",
     "you should know", "fyi:"): rules that read a sentence from its start read the fact."""
+    addressed = _VOCATIVE.sub("", norm, count=1)
+    if addressed.strip():
+        norm = addressed
     stripped = _LEAD_IN.sub("", norm, count=1)
     if stripped != norm:
         stripped = _LEAD_IN.sub("", stripped, count=1)  # two of them: "fyi if anyone asks, ..."
@@ -173,6 +186,10 @@ def strip_lead_in(text: str) -> str:
     a pit mix" -> "I have a pit mix"): what a Save offer quotes and saves. Unchanged when nothing
     is left, or when the lead-in cannot be cut in the written text."""
     stripped = text.strip()
+    low = stripped.lower()
+    addressed = _VOCATIVE.match(low) if len(low) == len(stripped) else None
+    if addressed and stripped[addressed.end():].strip():
+        stripped = stripped[addressed.end():].strip()
     for _ in range(2):  # two of them: "fyi if anyone asks, ..." (as without_lead_in)
         low = stripped.lower()
         found = _LEAD_IN.match(low) if len(low) == len(stripped) else None

@@ -24,7 +24,8 @@ from bot.memory.rules.conflict import (
     detect_slot,
     slot_value,
 )
-from bot.memory.rules.slots import find_slots, implied_value
+from bot.memory.rules.slots import deed_professions, find_slots, implied_value
+from bot.memory.rules.text import normalise
 
 
 def verdict(old: str, new: str) -> Assessment:
@@ -984,7 +985,8 @@ SIXTEENTH_READ = [
     ("For your files: I'm a midwife, nights mostly", "job", "midwife"),
     ("We have been lawfully wedded since 1998", "relationship", "married"),
     ("Ana and I celebrated our silver anniversary in May", "relationship", "married"),
-    ("because the town I live in and moan about daily is Gyumri", "residence", "gyumri"),    ("fyi 33 n already tired of everything", "age", "33"),
+    ("because the town I live in and moan about daily is Gyumri", "residence", "gyumri"),
+    ("fyi 33 n already tired of everything", "age", "33"),
 ]
 SIXTEENTH_NOT_READ = [
     ("I'm home with the kids today, they're off sick", "job"),
@@ -1021,6 +1023,92 @@ SIXTEENTH_PAIRS = [
 ]
 
 
+# sixteenth pass (misses of the spent heldout28/29, in other words): the bot addressed before the
+# fact, a form's job line, the years one has been it, a birthday by when it came, an age in one's
+# own language, a clause particle, a favourite with a filler after its category or named after it
+SEVENTEENTH_READ = [
+    ("Respected assistant, I wish to inform you that I am a nurse at the district hospital", "job",
+     "nurse at the district hospital"),
+    ("Dear bot: I drive a Skoda Octavia", "car", "skoda octavia"),
+    ("job? forklift driver. nights mostly.", "job", "forklift driver"),
+    ("job: courier", "job", "courier"),
+    ("me I'm a teacher ba, grade 5 at the mission school", "job", "teacher"),
+    ("forty years a carpenter, still love the smell of pine", "job", "carpenter"),
+    ("that's what fifteen years of being a paramedic does to you", "job", "paramedic"),
+    ("34 since June, still feel 25", "age", "34"),
+    ("Fifty-five last birthday, and the grandkids made a cake", "age", "fifty five"),
+    ("tengo 29 años, for the record", "age", "29"),
+    ("am 52 de ani and still dancing", "age", "52"),
+    ("not bad for a woman of 68, the doctor says", "age", "68"),
+    ("autumn is my favourite season honestly", "favorite_season", "autumn"),
+    ("Boca Juniors, my club till I die", "favorite_team", "boca juniors"),
+    ("that's my favorite food, gumbo", "favorite_food", "gumbo"),
+    ("Big news. We are now engaged!", "relationship", "engaged"),
+    ("we're happily married, twenty years in May", "relationship", "married"),
+    ("Me and my husband, thank God, have been husband and wife for thirty years", "relationship", "married"),
+    ("me and my guy, 3 years strong", "relationship", "in a relationship"),
+    ("divorcd since 2019, it was for the best", "relationship", "divorced"),
+    ("I have the honour of being a married woman", "relationship", "married"),
+    ("I turn Spanish into English for a publisher, a translator, they call it", "job", "translator"),
+    ("Sou enfermeira — nurse — at the clinic by the port", "job", "nurse"),
+    # a job said first, before a comma (a second `_JOB_NOTE` had shadowed the first and lost it)
+    ("Pensioner now, handed the bus route over after 30 years", "job", "pensioner"),
+]
+SEVENTEENTH_NOT_READ = [
+    ("20 lat temu we moved here", "age"),  # twenty years ago, in Polish
+    ("hace 20 años que vivo aquí", "age"),
+    ("this is what I do for a living, mostly weekends", "job"),  # not the job "do"
+    ("my son is 12 since March", "age"),
+    ("the lads, my team at work, bought me lunch", "favorite_team"),
+    ("assistant manager at the garden centre", "name"),
+    ("I turned 50 on Sunday and nobody at work remembered", "job"),  # "nobody" is no one's job
+    ("we are not married, just living together", "relationship"),
+    ("my parents have been husband and wife for 50 years", "relationship"),
+    ("6 months sober strong", "relationship"),
+    ("my sister, nurse, in Leeds", "job"),
+    ("as a married woman she should know better", "relationship"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # "can't wait" is eagerness: the sister is still there, and said again
+    ("my big sister is flying in to visit, cant wait", "my lil sis is my biggest fan", VERDICT_SAME),
+    ("I have a cat", "my cat, I could not be happier with her", VERDICT_SAME),
+    ("I have a dog", "I can not have a dog anymore", VERDICT_CHANGE),
+])
+def test_eagerness_is_no_denial(old: str, new: str, expected: str) -> None:
+    found = verdict(old, new)
+    assert found.nominations and found.nominations[0].verdict == expected, found
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("spring is my favourite season obviously", "favorite_season"),
+    ("the beatles are my favorite band tbh", "favorite_band"),
+    ("my favorite tv show is friends", "favorite_tv_show"),
+])
+def test_a_filler_after_the_category_is_no_part_of_it(text: str, category: str) -> None:
+    assert detect_slot(text) == category, find_slots(text)
+
+
+def test_a_pronoun_is_never_a_favourite() -> None:
+    """The reject of a favourite's value had never applied ("that" was kept as the value of
+    "that's my favorite food"): a pronoun names nothing."""
+    assert all(m.value not in {"that", "it", "this"} for m in find_slots("that is my favorite food, really"))
+
+
+@pytest.mark.parametrize(("text", "profession"), [
+    ("I grow rice. Two hectares.", "farmer"),
+    ("we farm maize, six hectares near the river", "farmer"),
+    ("I do construction labour, mix cement all day", "construction worker"),
+])
+def test_a_trade_told_by_its_work(text: str, profession: str) -> None:
+    assert profession in deed_professions(normalise(text))
+
+
+def test_a_garden_is_no_farm() -> None:
+    assert not deed_professions(normalise("I grow tomatoes on my balcony"))
+
+
 # a relationship the vectors name, its status unread on one side: no shared word is no change,
 # since statuses are few and told in endless words ("nobody in my life right now" is as single as
 # "no girlfriend"); a wedding, vows or an anniversary imply a marriage (thirteenth pass)
@@ -1041,8 +1129,8 @@ def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new:
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ + SEVENTEENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + SEVENTEENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
@@ -1109,3 +1197,33 @@ def test_the_value_the_words_imply(slot: str, text: str, value: str | None) -> N
 def test_an_implied_value_sets_the_verdict(old: str, new: str, slot: str, expected: str) -> None:
     result = assess(new, [Fact(id=1, text=old, slot=detect_slot(old))], new_slot=slot)
     assert result.nominations and result.nominations[0].verdict == expected, result
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I have two sisters", "got a sister in Porto who calls every Sunday"),
+    ("we have three sons", "a son down in Durban, the eldest"),
+])
+def test_one_of_them_said_which_is_no_recount(old: str, new: str) -> None:
+    """"a sister in Porto" says which of the sisters, not that there is one sister now: no count
+    change, so "Mark older as past" is never recommended for it (sixteenth pass)."""
+    assert all(n.rule != "count_change" for n in verdict(old, new).nominations)
+
+
+def test_a_plain_recount_is_still_a_count_change() -> None:
+    assert [n.rule for n in verdict("I have two dogs", "I have a dog").nominations] == ["count_change"]
+
+
+@pytest.mark.parametrize(("text", "city"), [
+    ("Split at sunset from the Riva, this is the city where I live and I never tire of it", None),  # Split is a word
+    ("Gdańsk traffic again, where else would I live though, it's home", "gdansk"),
+    ("Porto in the rain, remember this is the city where I live", "porto"),
+])
+def test_a_home_pointed_at(text: str, city: str | None) -> None:
+    """One town named, then pointed at as home ("this is the city where I live"): that town is
+    the home; none is read when the town's name is also a word."""
+    homes = [m.value for m in find_slots(text) if m.slot == "residence"]
+    assert homes == ([city] if city else [])
+
+
+def test_pointing_at_home_with_two_towns_named_reads_none() -> None:
+    assert not [m for m in find_slots("Flew Paris to Rome today, this is home") if m.slot == "residence"]
