@@ -10,7 +10,8 @@ city only, never a borough or a district: moving from Brooklyn to Manhattan is a
 world_places.json (built by `python -m bench.world_places` from GeoNames) names the world's towns of
 15,000 people or more, so a home in Yerevan, Pokhara or Musanze is read too; a town of fewer than
 50,000 people or with a name also used in English is minor: a whole value ("Akureyri is home"),
-never found inside a sentence ("vada pav" is a dish, Vada a town); and a text naming a
+never found inside a sentence ("vada pav" is a dish, Vada a town), and so are a city's other names
+from GeoNames ("Göteborg is home" is Gothenburg); and a text naming a
 hand-written city and a world town ("lisbon, amadora") is about the hand-written one. Pure: text
 in, a city or None out.
 """
@@ -59,6 +60,10 @@ def _tables() -> _Tables:
         index.setdefault(tuple(tokens(normalise(alias))), city)
     for city in (*world.get("cities", ()), *world.get("minor", ())):
         index.setdefault(tuple(city.split()), city)
+    # a city's other names ("goteborg", "monachium"): whole values only, like a minor town
+    aliases = [(tuple(name.split()), city) for name, city in world.get("aliases", {}).items()]
+    for key, city in aliases:
+        index.setdefault(key, city)
     firsts: dict[str, int] = {}
     for key in index:
         if key:
@@ -66,7 +71,7 @@ def _tables() -> _Tables:
     return _Tables(
         index=index,
         ambiguous=frozenset(tuple(tokens(normalise(city))) for city in data.get("ambiguous", ())),
-        minor=frozenset(tuple(city.split()) for city in world.get("minor", ())),
+        minor=frozenset(tuple(city.split()) for city in world.get("minor", ())) | frozenset(key for key, _ in aliases),
         hand=frozenset(data.get("cities", ())) | frozenset(data.get("aliases", {}).values()),
         firsts=firsts,
     )

@@ -93,6 +93,55 @@ def test_a_small_town_is_a_whole_value_but_not_found_in_a_sentence() -> None:
     assert place_in("my bro has a vada pav stall outside the station", ambiguous=True) is None
 
 
+# a city's other names (GeoNames' alternate names in Latin letters, world_places.json "aliases"):
+# one city told two ways is one home (sixteenth pass: "Gothenburg" then "Göteborg" had asked
+# "Mark older as past")
+@pytest.mark.parametrize(("name", "city"), [
+    ("Göteborg", "gothenburg"),
+    ("Monachium", "munich"),
+    ("Sankt Peterburg", "saint petersburg"),
+    ("Lemberg", "lviv"),
+    ("Danzig", "gdansk"),
+])
+def test_a_city_by_its_other_name(name: str, city: str) -> None:
+    assert canonical_place(name) == city
+
+
+def test_another_name_is_a_whole_value_only() -> None:
+    # the alternates hold romanisations of every script: never looked for inside a sentence
+    assert place_in("we drove through Monachium and Danzig last summer", ambiguous=True) is None
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I live in Gothenburg", "Göteborg is home now"),
+    ("I live in Lviv", "Lemberg is home, always has been"),
+])
+def test_one_city_told_two_ways_is_no_move(old: str, new: str) -> None:
+    from bot.memory.rules.conflict import VERDICT_CHANGE, Fact, assess, detect_slot
+
+    found = assess(new, [Fact(1, old, detect_slot(old))])
+    assert found.duplicate_of == 1 or all(n.verdict != VERDICT_CHANGE for n in found.nominations), found
+
+
+def test_which_other_names_are_kept() -> None:
+    from bench.world_places import aliases
+
+    index = {("gothenburg",): "gothenburg", ("lund",): "lund", ("malmo",): "malmo"}
+    rows = [
+        {"name": "Gothenburg", "population": 570_000, "alternatenames": ["Göteborg", "GOT", "Гётеборг", "Hope", "Lund"]},
+        {"name": "Malmö", "population": 300_000, "alternatenames": ["Malmoe", "Twinsy"]},
+        {"name": "Lund", "population": 90_000, "alternatenames": ["Lunda"]},  # too small for aliases
+        {"name": "Elsewhere", "population": 500_000, "alternatenames": ["Twinsy"]},  # not in the index
+        {"name": "Malmö", "population": 300_000, "alternatenames": ["Gotham"]},
+        {"name": "Gothenburg", "population": 570_000, "alternatenames": ["Gotham"]},  # two cities: dropped
+    ]
+    zipf = {"hope": 5.0}
+    found = aliases(rows, index, lambda text: zipf.get(text, 1.0))
+    # a code, another script, a common word, a name already known, a small city's alias and one
+    # naming two cities are all left out
+    assert found == {"goteborg": "gothenburg", "malmoe": "malmo", "twinsy": "malmo"}
+
+
 def probs(residence: float, job: float = 0.0) -> np.ndarray:
     """Class probabilities with residence and job as given, the rest on "other"."""
     out = np.zeros(len(slot_vectors.CLASSES))
