@@ -724,6 +724,8 @@ SLOTS: dict[str, SlotRule] = {
             r"\bmy (?:current |new |day |main |full time |regular )?(?:job|profession|occupation|"
             r"career) (?:is|as|at) (?P<value>[^,;]+)",
             r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,5}?) for a living\b",
+            # "DJ set tonight ... this is what i do for a living": a job, its name said before
+            r"\b(?:this|that|it) is what (?:i|we) do for (?:a living|work|money)\b",
             # a living earned some way: "I make a living selling paintings"
             rf"{S}{A}(?:make|earn) (?:a|my|our) living (?:by )?(?P<value>[a-z]+ing(?: [a-z]+){{0,3}})",
             rf"{S}{A}(?:make|earn) (?:my |our )?money (?:by )?(?P<value>[a-z]+ing(?: [a-z]+){{0,3}})",
