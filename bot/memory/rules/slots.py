@@ -1812,7 +1812,8 @@ _BEST_OF = re.compile(
     rf"(?=$|[,.!?;]| hands down| for me| in the world| by far)"
 )
 # "navy blue is my color", "autumn is my season": the favourite of a category said without it
-_MINE = re.compile(r"^([a-z][a-z ]{0,30}?) (?:is|are) (?:totally |definitely |always |really )?my "
+# (not one's own people: "my kids are my team")
+_MINE = re.compile(r"^(?!(?:my|our|his|her|their)\b)([a-z][a-z ]{0,30}?) (?:is|are) (?:totally |definitely |always |really )?my "
                    r"(color|colour|season|team|drink|song)\b")
 # the same with a ranking word, for any category one has favourites of: "nyama choma with
 # kachumbari is my number one food", "the river between is my best book"
@@ -1867,16 +1868,17 @@ _NO_CAR_NOTE = re.compile(r"^(?:car|vehicle|car ownership|vehicle ownership|own 
                           r"(?:none|no|nope|nil|zero|n a|not applicable)\b")
 # "every. single. day." says how often, not a status
 _EVERY_SINGLE = re.compile(r"\bevery[.!,]* single[.!,]* (?=(?:day|night|time|week|morning|evening|one|weekend)\b)")
-# a form's line for the job: "job: delivery rider", "Occupation - nurse"
+# a form's line for the job: "job: delivery rider", "occupation=nurse"
 _JOB_FIELD = re.compile(r"^(?:my )?(?:(?:current|new|day|main) )?(?:job|occupation|profession|line of work|trade)"
                        r"(?: title)? ?[:=-]+ ?(?=[a-z])")
 # "Me I'm a nurse ba": the subject said twice
 _ME_I = re.compile(r"^(?:me|myself),? (?=i (?:am|work|do|have|live|drive)\b)")
 # the team named, then called one's own: "Leicester City, my team through thick and thin"
-_MY_TEAM = re.compile(r"^([a-z][a-z ]{1,30}?),? (?:is |are )?my (?:team|club|side)\b(?! (?:is|are|was|has|have|at|won|lost)\b)")
+_MY_TEAM = re.compile(r"^(?!(?:my|our|the|his|her|their|these|those|they|he|she|we|i|it|this|that)\b)"
+                      r"([a-z][a-z ]{1,30}?),? (?:is |are )?my (?:team|club|side)\b(?! (?:is|are|was|has|have|at|won|lost)\b)")
 # the favourite named after it: "that's my favorite food, gumbo"
 _FAVOURITE_THEN = re.compile(r"^(?:that|this|it) is (?:(?:definitely|easily|still|always) )?my (?:all time )?favou?rite "
-                             r"([a-z]+(?: [a-z]+)?),? (?=[a-z])")
+                             r"([a-z]+(?: [a-z]+)?), (?=[a-z])")
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),
     (_FAVOURITE_THEN, r"my favorite \1 is "),

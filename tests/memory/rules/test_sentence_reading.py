@@ -1232,3 +1232,11 @@ def test_a_home_pointed_at(text: str, city: str | None) -> None:
 
 def test_pointing_at_home_with_two_towns_named_reads_none() -> None:
     assert not [m for m in find_slots("Flew Paris to Rome today, this is home") if m.slot == "residence"]
+
+
+@pytest.mark.parametrize("text", [
+    "that's my favorite food and I eat it daily",  # no value after the category: none read
+    "my kids are my team",  # one's own people, not a team one supports
+])
+def test_rewrites_that_need_their_shape(text: str) -> None:
+    assert all(m.value not in {"and i eat it daily", "kids", "my kids"} for m in find_slots(text)), find_slots(text)
