@@ -20,6 +20,13 @@ TOLD_BY_WORK = [
     ("I pull wire and fix breaker panels for a living", "electrician"),
     ("we run a little tienda by the market, open every day but sunday", "shop owner"),
     ("I open my shop at 6 so the builders get their coffee", "shop owner"),
+    # the sixteenth pass's phrases (another blind helper, 50 trades)
+    ("walked my mail route in the rain again, 600 boxes", "mail carrier"),
+    ("ran the roof bolter all shift, dust everywhere", "miner"),
+    ("in the weeds on the line all night, heard chef a hundred times", "line cook"),
+    ("did my deliveroo shift in the rain, soaked through", "delivery rider"),
+    ("soundchecked at the venue at six and played till one", "musician"),
+    ("we grow rice, two hectares by the river", "farmer"),
 ]
 NOT_WORK = [
     "I cooked dinner for the kids",
@@ -32,6 +39,8 @@ NOT_WORK = [
     "Six patients on the ward today and a code at 2pm.",  # a hospital's code, no developer's
     "we have a shop near the station that sells everything",
     "my mum runs a small shop in the village",
+    "I ordered food on the app, the rider was late",
+    "we went to a gig last night, great band",
 ]
 
 
