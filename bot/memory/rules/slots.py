@@ -347,6 +347,12 @@ def _listed_profession(value: str) -> bool:
     return (head in PROFESSIONS or lemma(head) in PROFESSIONS or head in _JOB_SYNONYMS) and head not in NOT_JOBS
 
 
+def _headed_by_profession(value: str) -> bool:
+    """A noun phrase whose last word is a listed profession and which names a job as a whole
+    ("safari guide", "night nurse"; not "avid runner")."""
+    return _listed_profession(value.split()[-1]) and is_profession(value)
+
+
 _RETIRED_NOUNS = frozenset({"pensioner", "retiree", "pensionist", "oap"})
 # words before "rn" that make it "right now": "single rn", "so tired rn", "broke rn"
 _NOT_RN = frozenset({"gf", "bf", "single", "busy", "tired", "broke", "free", "home", "here", "now", "vibing",
@@ -620,7 +626,7 @@ SLOTS: dict[str, SlotRule] = {
             # language first, then the English word), "Dublin, nurse, 34"
             (r", (?:a |an )?(?P<value>[a-z]+(?: [a-z]+)?), (?:they call it|as they say|yes|that is me|if you like|"
              r"so to speak|officially)\b",
-             lambda value: _listed_profession(value.split()[-1]) and is_profession(value)),
+             _headed_by_profession),
             (r"^(?!(?:[a-z]+ ){0,2}?(?:my|his|her|their|our|the|a|an)\b)[a-z]+(?: [a-z]+){0,2}, (?:a |an )?"
              r"(?P<value>[a-z]+), (?=at\b|in\b|for\b|i\b|\d)",
              lambda value: _listed_profession(value)),
@@ -629,14 +635,14 @@ SLOTS: dict[str, SlotRule] = {
             (rf"(?<!after )(?<!spent )(?<!for )\b(?:{NUM}|\d+|many|so many|all these) (?:years?|yrs?|decades?) "
              rf"(?:of being |now )?(?:a|an) (?P<value>[a-z]+(?: [a-z]+)?)(?=$|[,.!;]| now\b| and\b| does\b| do\b| in\b|"
              rf" at\b| on\b| for\b)",
-             lambda value: _listed_profession(value.split()[-1]) and is_profession(value)),
+             _headed_by_profession),
             # learner's English drops the article: "I am staff nurse in govt hospital", "I am teacher"
             (rf"\bi (?:am|am working as|work as) (?P<value>(?:staff |head |senior |junior |charge |school |"
              rf"primary |secondary |high school |software |civil |registered |house )?[a-z]+)\b",
              lambda value: _listed_profession(value)),
             (r"\bi (?:am|am working as|work as) (?!(?:a|an|the|my|very|so|too|not|no|also|still|now|just|really|"
              r"in|at|on|from|with|like)\b)(?P<value>[a-z]+ [a-z]+)(?=$|[,.!;]| i\b| at\b| in\b| for\b| on\b| since\b| and\b)",
-             lambda value: _listed_profession(value.split()[-1]) and is_profession(value)),
+             _headed_by_profession),
             rf"{S}{A}(?:am |have been |was )?employed (?:by|at|as|with|in) (?P<value>[^,;]+)",
             r"\bi am (?:(?:currently|now|still|officially) )?(?P<value>self employed|unemployed|jobless|"
             r"between jobs|out of work|"
