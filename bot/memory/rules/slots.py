@@ -1882,9 +1882,10 @@ _ME_I = re.compile(r"^(?:me|myself),? (?=i (?:am|work|do|have|live|drive)\b)")
 # the team named, then called one's own: "Leicester City, my team through thick and thin"
 _MY_TEAM = re.compile(r"^(?!(?:my|our|the|his|her|their|these|those|they|he|she|we|i|it|this|that)\b)"
                       r"([a-z][a-z ]{1,30}?),? (?:is |are )?my (?:team|club|side)\b(?! (?:is|are|was|has|have|at|won|lost)\b)")
-# the favourite named after it: "that's my favorite food, gumbo"
+# the favourite named after it: "that's my favorite food, gumbo" (a filler is no value: "that's my
+# favorite band, honestly, the Beatles")
 _FAVOURITE_THEN = re.compile(r"^(?:that|this|it) is (?:(?:definitely|easily|still|always) )?my (?:all time )?favou?rite "
-                             r"([a-z]+(?: [a-z]+)?), (?=[a-z])")
+                             rf"([a-z]+(?: [a-z]+)?), (?:{_FILLERS},? )*(?=(?!{_FILLERS}\b)[a-z])")
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),
     (_FAVOURITE_THEN, r"my favorite \1 is "),
