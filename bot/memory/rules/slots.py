@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from bot.memory.rules.foreign import in_english
 from bot.memory.rules.places import canonical_place, place_in, places_in
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.text import content_words, is_typo_of, lemma, normalise, numbers, without_lead_in
@@ -179,7 +180,8 @@ VEGETARIAN = r"vegetarian|vegitarian|vegeterian|vegatarian"  # with its common m
 DIETS = (
     rf"(?:vegan|{VEGETARIAN}|veggie|pescatarian|pescetarian|"
     r"pescitarian|omnivore|carnivore|flexitarian|"
-    r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian|keto|paleo)"
+    r"fruitarian|meat eater|plant based|lacto vegetarian|ovo vegetarian|keto|paleo|gluten free|lactose free|"
+    r"dairy free|halal|kosher)"
 )
 
 # Places people work at: "I wait tables at a steakhouse", "I fly planes for an airline". What
@@ -470,7 +472,8 @@ _JOB_VALUES: tuple[tuple[str, str], ...] = (
 )
 # Diets as compared: "veggie", "vegetarian" and "I do not eat meat" are one diet.
 _DIET_VALUES: tuple[tuple[str, str], ...] = (
-    (r"^no (?:animal products|meat or fish|dairy)|\b(?:vegan|plant based)\b", "vegan"),
+    (r"^no (?:animal products|meat or fish)|\b(?:vegan|plant based)\b", "vegan"),
+    (r"^no dairy|\b(?:lactose|dairy) free\b", "lactose free"),
     (rf"^no (?:red )?meat|\b(?:{VEGETARIAN}|veggie|lacto|ovo)\b", "vegetarian"),
     (r"\b(?:pescatarian|pescetarian|fish)\b", "pescatarian"),
     (r"\b(?:omnivore|carnivore|meat|everything|anything|whatever|animal products)\b", "omnivore"),
@@ -894,7 +897,7 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[a-z][a-z ]{1,30})",
             # a known city one was born and raised in, and still in ("ATL born and raised", "born
             # and raised in columbus"; not when a move or another home follows)
-            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?) born (?:and|n) (?:raised|bred)\b"
+            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?),? born (?:and|n) (?:raised|bred)\b"
              r"(?!.*\b(?:moved|left|now live|now living|live in|living in)\b)", _is_place),
             (r"^(?:i was |i am |was )?born and raised (?:in|on) (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!]| and\b)"
              r"(?!.*\b(?:moved|left|now live|now living|live in|living in)\b)", _is_place),
@@ -903,7 +906,10 @@ SLOTS: dict[str, SlotRule] = {
             # a home told by its city alone or with the words around it: "Boise, Idaho.", "regina's
             # been home 50 years", "Guadalajara is my city", "home base is omaha", "here in munich
             # the rents are crazy", "lethbridge area, 20 min south of town"
-            (r"^(?P<value>[a-z][a-z ]{1,30}?) (?:has )?been (?:my |our )?home\b", _is_place),
+            (r"^(?P<value>[a-z][a-z ]{1,30}?) (?:has )?been (?:(?:my |our )?home|(?:my|our) (?:town|city))\b", _is_place),
+            # a form's words: "my place of permanent residence is the city of Dushanbe"
+            r"\b(?:my )?place of (?:permanent |current |usual )?residence (?:is|:) (?:(?:the )?(?:city|town) of )?"
+            r"(?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.;!])",
             (r"^(?P<value>[a-z][a-z ]{1,30}?) is (?:my|our) (?:city|town|home|home now|home these days)\b",
              _is_place),
             r"\bhome base (?:is|=) (?P<value>[^,;]+)",
@@ -972,6 +978,11 @@ SLOTS: dict[str, SlotRule] = {
             # of Gerti since 1975"
             (r"\bwe (?:have|had|did|make|made) (?:our |the )?wedding (?:(?:\w+ ){1,2}ago|in \d{4}|since)\b", "married"),
             (r"\bi am (?:the )?(?:husband|wife|spouse) of (?!(?:a|an|the|my)\b)\w+", "married"),
+            # the years of one's own marriage: "58 years since our wedding", "thirty years married",
+            # "I have been in a registered marriage for thirty years"
+            (r"\b(?:[a-z0-9]+ )?years since (?:our|my) wedding\b|^(?:[a-z0-9]+ ){1,2}years married\b|"
+             r"\b(?:i|we) (?:am|are|have been) in a (?:registered |civil |happy |long |loving |stable |good )?"
+             r"marriage\b(?! (?:counsel|guidance|course|class|seminar))", "married"),
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
             (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
             (rf"{S}{A}asked (?:my |her |him )?(?:\w+ ){{0,2}}?to marry me\b(?!.*\b(?:said no|turned me down)\b)",
@@ -1104,6 +1115,15 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
             rf"any|do not have any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
             r"(?:^|, |\band |\bbut )(?P<neg>no) (?:car|vehicle)\b",  # "I bike everywhere, no car"
+            # "I am the owner of a Geely Atlas", "proud owner of a 2012 hilux"
+            rf"(?:{S}{A}am |^)(?:the |a )?(?:proud |happy |new |lucky )?owner of (?:a |an )?(?:\d{{4}} )?"
+            rf"(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})(?: (?!(?:and|but|since|which|that|now)\b)[a-z0-9]+)?)\b",
+            # the make without its article: "save: drive old maruti gypsy", "I drive Toyota"
+            rf"{S}{A}(?:drive|am driving) (?:(?:{_CAR_ADJECTIVES}) ){{0,2}}"
+            rf"(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})(?: (?!(?:and|but|to|for|now|every|since)\b)[a-z0-9]+)?)\b",
+            # the car as it is now: "it's a Passat now, not the Golf anymore"
+            rf"\bit is (?:a |an )?(?:(?:{_CAR_ADJECTIVES}) ){{0,2}}(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})"
+            rf"(?: (?!now\b)[a-z0-9]+)?) now\b",
             # how one always gets about, when it is not a car: "I take the train everywhere"
             (rf"{S}{A}(?:take|ride|use|catch|get) (?:the |a )?{TRANSIT} everywhere\b", "none"),
             (rf"{S}{A}(?:walk|bike|cycle|bicycle|skate|scooter) everywhere\b", "none"),
@@ -1121,7 +1141,7 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "diet": SlotRule(
         patterns=(
-            rf"{S}{A}(?:am|have been) (?:a |an )?(?:(?:strict|full|fully|mostly|now|still|no "
+            rf"{S}{A}(?:am|have been|have stayed|stayed|have remained|remained) (?:a |an )?(?:(?:strict|full|fully|mostly|now|still|no "
             rf"longer|not|proud|lifelong|long time|committed) )*(?P<value>{DIETS})\b",
             rf"{S}{A}(?:went|turned|became|have become|have gone|am going|switched to being|"
             rf"decided to go|decided to become|gone) (?:a |an )?(?:full )?(?P<value>{DIETS})\b",
@@ -1142,7 +1162,15 @@ SLOTS: dict[str, SlotRule] = {
             # Indian English: "I am pure veg", "pure vegetarian family"
             (rf"(?:{S}{A}(?:am |are |have been )?|^)(?:a )?pure (?:veg|vegetarian|veggie)\b", "vegetarian"),
             rf"{S}{A}(?:eat|cook|live) (?:a |an )?(?:strictly |only |mostly )?(?P<value>vegan|vegetarian|"
-            rf"plant based|pescatarian|kosher|halal)\b",
+            rf"plant based|pescatarian|kosher|halal|gluten free|lactose free|dairy free)\b",
+            # a diet said alone: "Halal only. Record it.", "halal ofc", "gluten free, for real"
+            rf"^(?:strictly |only |100 )?(?P<value>{DIETS}|halal|kosher|gluten free|lactose free|dairy free)"
+            rf"(?: (?:only|food only|all the way|strictly|ofc|of course|obvs|obviously|always|for me|for life|please|"
+            rf"lol|tbh|btw|fr|for real))*"
+            rf"(?=$|[,.!?;]| (?:please|thanks|thx|since)\b)",
+            # what one does not eat, said alone: "no pork for me", "no beef, ever"
+            rf"^(?P<value>no (?:pork|beef|red meat|meat|dairy|gluten|alcohol|sugar|seafood|fish|eggs|nuts))"
+            rf"(?: (?:for me|ever|at all|please|thanks))*(?=$|[,.!?;])",
             rf"{S}{A}(?:will |would |can )?(?:eat|am eating|started eating|began eating|have started "
             rf"eating|went back to eating) (?P<value>meat|fish|everything|anything|whatever|animal products)"
             rf"\b",
@@ -1213,9 +1241,10 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "age": SlotRule(
         patterns=(
-            rf"\bi (?:am|turned|just turned|just turn|will be|will turn|am turning|have turned|recently "
-            rf"turned|became|just became) (?:now )?(?:about |almost |nearly |over |under |only |just )?"
-            rf"(?P<value>{NUM})(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years?| yrs?)?"
+            rf"\bi (?:only |really |actually |finally )?(?:am|turned|just turned|just turn|will be|will turn|"
+            rf"am turning|have turned|recently turned|became|just became) (?:now )?(?:about |almost |nearly |"
+            rf"over |under |only |just )?(?P<value>{NUM})(?: \(\d{{1,3}}\))?"
+            rf"(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years?| yrs?)?"
             rf"{_AGE_AFTER}",
             # a birthday said in a learner's words: "I make fifty this year", "I completed 52 years
             # this year", "Fifty-two years I completed this year"
@@ -1231,7 +1260,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"^(?P<value>{NUM}) (?:years?|yrs?)(?: old)? (?:i am|am i)\b",
             rf"\bi am (?:a|an) (?P<value>{NUM}) (?:years?|yr) old\b",
             # a learner's way to say it: "I have 44 years"
-            rf"\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
+            # (not a time of life: "I am carpenter since I have 17 years")
+            rf"(?<!since )(?<!when )(?<!as of )\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
             rf"\bmy age is (?P<value>{NUM})\b",
             # a birthday by when it came, the verb dropped: "55 this past winter, 43 seasons on the water"
             r"^(?P<value>[1-9]\d) this past (?:winter|spring|summer|fall|autumn|month|january|february|march|"
@@ -1260,8 +1290,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"^(?P<value>{NUM}) candles\b",
             # the years as seasons, in a poet's or an old farmer's words: "Fifty-eight springs now",
             # "I have seen 70 summers"
-            rf"^(?P<value>{NUM}) (?:springs|summers|winters)(?= now\b| old\b| young\b| behind me\b|$|[,.!;])",
-            rf"\bi have seen (?P<value>{NUM}) (?:springs|summers|winters)\b",
+            rf"^(?P<value>{NUM}) (?:springs|summers|winters|autumns|monsoons)(?= now\b| old\b| young\b| behind me\b|"
+            rf" (?:have|has) (?!been\b)[a-z]+ (?:over |on |through |in )?(?:me|this|my)\b|$|[,.!;])",
+            rf"\bi have seen (?P<value>{NUM}) (?:springs|summers|winters|autumns|monsoons)\b",
             # the number first and how one feels about it: "28 n already tired lmao", "40 and counting"
             r"^(?P<value>[1-9]\d)(?: y ?o| yrs?(?: old)?| years?(?: old)?)?(?:,| n| and| &) (?:already|still|feeling|"
             r"feel|getting|counting|not getting|going on|loving it|and counting)\b",
@@ -1275,7 +1306,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:^|\bi am )(?P<value>{NUM}) years? (?:young|on this earth|on this planet|of age)\b",
             # a birthday hit or celebrated: "just hit 42 and ...", "i celebrated 60 last week" (not
             # "my husband and i just hit ten years": a marriage's years)
-            rf"\bi (?:just hit|hit|celebrated|just turn) (?P<value>{NUM})(?: (?:years? old|yo))?"
+            rf"(?:\bi |^)(?:just hit|hit|celebrated|just turn) (?P<value>{NUM})(?: (?:years? old|yo))?"
             rf"(?=$|[,.!?;]| (?:and|but|today|yesterday|last|this|on|in|already|lol|haha)\b)",
             # a learner's way: "I 64 this year"
             rf"\bi (?P<value>{NUM}) (?:this year|years old|now)\b",
@@ -1684,6 +1715,38 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
 
 
 _JOB_FIELDS = frozenset({"job", "my job", "occupation", "profession", "what do i do", "what i do", "work"})
+# a form's heading, its value on the next line or after the colon: "Home:\n- Port Sudan these
+# days", "Place of residence: Minsk", "Car: Land Cruiser", "Hobbies:\n- woodworking" (a pastime,
+# never a job)
+_HOME_FIELDS = frozenset({"home", "my home", "residence", "place of residence", "my place of residence",
+                          "city", "my city", "current city", "town", "location", "where i live", "based"})
+_CAR_FIELDS = frozenset({"car", "my car", "cars", "vehicle", "vehicles", "my vehicle", "what i drive", "ride",
+                         "my ride"})
+_PASTIME_FIELDS = frozenset({"hobbies", "hobby", "my hobbies", "my hobby", "interests", "pastimes", "free time",
+                             "for fun", "likes", "sports", "music"})
+_NO_VALUE = re.compile(r"(?:none|no|nope|nil|zero|n a|not applicable|do not have one|not anymore)\b")
+_ARTICLE_FIRST = re.compile(r"(?:a|an|the|my|our|old|new|an old|a new)\b")
+
+
+# what a town named alone is said to be after it: "Penzance. All my life."
+_LIFELONG = re.compile(r"(?:all my life|my whole life|whole life|since birth|since i was born|born (?:and|n) "
+                       r"(?:raised|bred)|always have been|always been|home|home sweet home|that is home)"
+                       r"(?: (?:lol|haha|tbh|really|honestly))?")
+
+
+def _field_answer(field: str, bare: str) -> str | None:
+    """The answer under a form's heading as a statement, or None when `field` is no heading."""
+    if field in _JOB_FIELDS:
+        return "my job is " + bare  # "job? delivery rider."
+    if field in _HOME_FIELDS:
+        return "i live in " + bare
+    if field in _CAR_FIELDS:
+        if _NO_VALUE.match(bare):
+            return "i have no car"
+        return ("i drive " if _ARTICLE_FIRST.match(bare) else "i drive a ") + bare
+    if field in _PASTIME_FIELDS:
+        return "my hobby is " + bare
+    return None
 
 
 def _fact_sentences(norm: str) -> list[tuple[int, str]]:
@@ -1697,8 +1760,10 @@ def _fact_sentences(norm: str) -> list[tuple[int, str]]:
         offset += len(sentence) - len(bare)
         if out and out[-1][1] in ("age", "my age", "how old") and re.match(NUM + r"\b", bare):
             offset, bare = out.pop()[0], "age " + bare
-        elif out and out[-1][1] in _JOB_FIELDS and re.match(r"[a-z]", bare):
-            offset, bare = out.pop()[0], "my job is " + bare  # "job? delivery rider."
+        elif out and re.match(r"[a-z]", bare) and (answer := _field_answer(out[-1][1], bare)) is not None:
+            offset, bare = out.pop()[0], answer
+        elif out and _LIFELONG.fullmatch(bare) and canonical_place(out[-1][1]) is not None:
+            offset, bare = out[-1][0], f"i live in {out.pop()[1]}, {bare}"  # "Penzance. All my life."
         out.append((offset, bare))
     if len(out) > 1 and _AGE_ALONE.fullmatch(out[0][1]):
         out[0] = (out[0][0], out[0][1] + " years old")
@@ -1710,7 +1775,15 @@ def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
     best: dict[str, SlotMatch] = {}
     priority: dict[str, int] = {}
     trip = bool(_TRIP.search(norm))  # "Paris. Best trip ever." is no home
-    sents = [(offset, _restore_subject(sentence, trip)) for offset, sentence in _fact_sentences(norm)]
+    sents: list[tuple[int, str]] = []
+    previous = ""
+    for offset, sentence in _fact_sentences(norm):
+        # "Mercedes. E-class. Twenty years old.", "my car is a honda. 20 years old": the years right
+        # after a car are the car's (not after "I drive a Honda", one's own news)
+        car_age = (_DROPPED_AGE.match(sentence) is not None and _CAR_NAME_RE.search(previous) is not None
+                   and not previous.startswith(("i ", "we ")))
+        sents.append((offset, sentence if car_age else _restore_subject(sentence, trip)))
+        previous = sentence
     for order, (name, rule) in enumerate(SLOTS.items()):
         for found in _match_rule(name, rule, norm, sents):
             priority.setdefault(found.slot, order)
@@ -1921,7 +1994,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     A sentence can fill two slots ("I drive a big truck and live in the country": car and
     residence), so this returns all of them; `detect_slot` picks one.
     """
-    norm = _FAV.sub("favorite", without_lead_in(normalise(text)))
+    norm = _FAV.sub("favorite", without_lead_in(in_english(normalise(text))))
     norm = _SPELLING_RE.sub(lambda m: _SPELLING[m.group(0)], norm)
     for pattern, replacement in _NOTE_REWRITES:
         norm = pattern.sub(replacement, norm)

@@ -42,6 +42,10 @@ _DASHES = re.compile(r"(?<=[a-z0-9])[-\u2010\u2011\u2012\u2013\u2014/](?=[a-z0-9
 # a dash between spaces sets a clause apart, as a comma does: "Surf instructor — that's me",
 # "Retired now — forty years on the railways — and"
 _SPACED_DASH = re.compile(r" +(?:[-\u2013\u2014]|--) +")
+# a line break, with the mark of a list item after it ("Home:\n- Port Sudan these days\n- moved
+# from Khartoum", "Basics:\n1. age 47\n2. ..."): the lines are separate statements
+_LINE_BREAK = re.compile(r"[ \t]*\n\s*(?:(?:[-*\u2022\u00b7\u2013\u2014]+|\d{1,2}[.)])[ \t]+)?")
+_ENDS_CLAUSE = frozenset(".!?:;,")
 
 # Contractions, with and without the apostrophe (chat users often drop it). The bare forms are
 # limited to ones that are not also ordinary words ("well", "were", "its" are left alone).
@@ -118,16 +122,24 @@ def written_span(text: str, pattern: str) -> str | None:
     return text[origin[found.start()]:origin[found.end() - 1] + 1]
 
 
+def _line_break(match: re.Match[str]) -> str:
+    before = match.string[: match.start()].rstrip()
+    return " " if not before or before[-1] in _ENDS_CLAUSE else ". "
+
+
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """Lower-case, NFKC, Latin accents folded, emoji as spaces, one kind of apostrophe,
-    contractions expanded, hyphens as spaces, a dash between spaces as a comma.
+    contractions expanded, hyphens as spaces, a dash between spaces as a comma, a line break
+    (and a list item's mark after it) as the end of a sentence.
 
     Why expand contractions: patterns such as "i am a ..." must match "I'm a ..." and "Im a ...",
     and negation ("don't") must survive as the word "not". Punctuation that ends a sentence or a
     clause is kept, because rules look at one clause at a time.
     """
     out = _fold(unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower())
+    if "\n" in out:
+        out = _LINE_BREAK.sub(_line_break, out.strip())
     out = _DASHES.sub(" ", out)
     out = _SPACED_DASH.sub(", ", out)
     out = _DIGIT_WORD.sub(" ", out)

@@ -1070,6 +1070,81 @@ SEVENTEENTH_NOT_READ = [
     ("as a married woman she should know better", "relationship"),
 ]
 
+# seventeenth pass: read from the spent heldout30/31, each row in other words than theirs
+EIGHTEENTH_READ = [
+    # a form's heading, its value on the next line (a line break ends a sentence)
+    ("Home:\n- Lusaka these days\n- moved from Ndola in 2021", "residence", "lusaka"),
+    ("Work:\n- paediatric nurse\n- night shifts", "job", "paediatric nurse"),
+    ("Car:\n- Land Cruiser\n- very dusty", "car", "land cruiser"),
+    ("Vehicle: nope, I take the bus", "car", "none"),
+    ("Profile for you:\n1. age 52\n2. that's all", "age", "52"),
+    ("Place of residence: Tartu, Annelinn district. Please file it.", "residence", "tartu"),
+    ("my place of permanent residence is the city of Almaty", "residence", "almaty"),
+    # a town and how long: said after it
+    ("Windhoek. All my life.", "residence", "windhoek"),
+    ("Ghent, born and raised, Patershol side", "residence", "ghent"),
+    ("Every morning the ferry horns wake me. Bergen has been my city since I was small", "residence", "bergen"),
+    # ages
+    ("really I only just turned 31, stop it", "age", "31"),
+    ("Hit 60 on Tuesday and the grandkids sang", "age", "60"),
+    ("Seventy winters have whitened this old head", "age", "seventy"),
+    ("I am forty-four (44) years of age.", "age", "forty four"),
+    # diets said alone, or kept
+    ("Kosher only. Write it down.", "diet", "kosher"),
+    ("vegan obvs", "diet", "vegan"),
+    ("no pork for me, thanks", "diet", "no pork"),
+    ("I've stayed vegetarian since school", "diet", "vegetarian"),
+    ("I eat gluten free these days", "diet", "gluten free"),
+    ("no dairy for me", "diet", "no dairy"),
+    # cars
+    ("for the file: I am the proud owner of a Lada Niva", "car", "lada niva"),
+    ("save: drive old toyota hilux", "car", "toyota hilux"),
+    ("it's a Skoda Octavia now, the Polo is gone", "car", "skoda octavia"),
+    # a marriage by its years
+    ("forty years since our wedding at St Mary's and still holding hands", "relationship", "married"),
+    ("We have been in a civil marriage for ten years", "relationship", "married"),
+    # words of one's own language (bot.memory.rules.foreign)
+    ("Soy casada, 20 años ya", "relationship", "married"),
+    ("Viuda. Desde 2018.", "relationship", "widowed"),
+    ("Jubilada desde 2015, ahora cuido el huerto", "job", "retired"),
+    ("tell it I'm aposentado now", "job", "retired"),
+    ("Je suis divorcée depuis trois ans", "relationship", "divorced"),
+    ("Divorcé depuis 2016. La vie continue.", "relationship", "divorced"),
+    ("soy vegetariana desde niña", "diet", "vegetarian"),
+    ("vivo en Rosario, cerca del río", "residence", "rosario"),
+    ("j'habite à Nantes depuis dix ans", "residence", "nantes"),
+    ("Ich wohne in Graz", "residence", "graz"),
+    ("eu moro em Recife", "residence", "recife"),
+    ("Anota: tengo 36, recién cumplidos", "age", "36"),
+    ("J'ai 41 ans et toutes mes dents", "age", "41"),
+    ("no tengo coche, voy en bici", "car", "none"),
+    ("Mon mari thinks I spend too long on this app", "relationship", "husband"),
+    ("mi novia is coming over tonight", "relationship", "girlfriend"),
+]
+EIGHTEENTH_NOT_READ = [
+    ("Hobbies:\n- woodworking in the garage\n- birdhouses", "job"),  # a pastime, never a job
+    ("Mercedes. E-class. Twenty years old. Still runs.", "age"),  # the car's years
+    ("My car is an old Volvo. 25 years old and never broke down", "age"),
+    ("I am welder since I have 18 years", "age"),  # since the age of 18
+    ("hit 100 followers today", "age"),
+    ("Three winters have passed since the flood", "age"),
+    ("Hi, I am Marie and I am new here", "relationship"),
+    ("no meat tonight, we are having fish", "diet"),
+    ("we are in a marriage counselling course", "relationship"),
+    ("my sister is jubilada and bored", "job"),
+]
+
+EIGHTEENTH_PAIRS = [
+    ("I am lactose free", "no dairy for me", VERDICT_SAME),
+    ("I live in Lyon", "j'habite à Marseille", VERDICT_CHANGE),
+    ("Soy soltero", "Soy casado desde junio", VERDICT_CHANGE),
+    ("I'm retired", "Jubilado desde 2017", VERDICT_SAME),
+    ("got a gf now", "Mon mari says hi", VERDICT_CHANGE),
+    ("I drive a Golf", "It's a Passat now, not the Golf anymore", VERDICT_CHANGE),
+    ("Penzance. All my life.", "Falmouth born n bred", VERDICT_CHANGE),
+    ("Home:\n- Riga", "Home:\n- Tallinn these days\n- moved from Riga last year", VERDICT_CHANGE),
+]
+
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
     # "can't wait" is eagerness: the sister is still there, and said again
@@ -1136,12 +1211,12 @@ def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new:
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ + SEVENTEENTH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + SEVENTEENTH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ + SEVENTEENTH_READ + EIGHTEENTH_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + SEVENTEENTH_NOT_READ + EIGHTEENTH_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS + SIXTEENTH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS + SIXTEENTH_PAIRS + EIGHTEENTH_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)

@@ -1,0 +1,48 @@
+"""The fact-carrying words of other languages, put into English before the slot rules read them
+(bot.memory.rules.foreign): what changes, and what an English sentence keeps."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.memory.rules.foreign import in_english
+from bot.memory.rules.text import normalise
+
+
+@pytest.mark.parametrize(("text", "english"), [
+    ("Soy viudo", "i am widowed"),
+    ("sou aposentada", "i am retired"),
+    ("je suis mariée", "i am married"),
+    ("ich bin verheiratet", "i am married"),
+    ("estoy casada", "i am married"),
+    ("Jubilado desde 2017.", "i am retired since 2017."),
+    ("Divorcée depuis cinq ans", "i am divorced since cinq ans"),
+    ("tell it I'm aposentada", "tell it i am retired"),
+    ("vivo en Bariloche", "i live in bariloche"),
+    ("eu moro em Salvador", "i live in salvador"),
+    ("j'habite à Curepipe", "i live in curepipe"),
+    ("abito a Cagliari", "i live in cagliari"),
+    ("wir wohnen in Linz", "we live in linz"),
+    ("tengo 31, recién cumplidos", "i am 31, recien cumplidos"),
+    ("J'ai 41 ans et toutes mes dents", "i am 41 and toutes mes dents"),
+    ("no tengo auto", "i have no car"),
+    ("Mon mari says hi", "my husband says hi"),
+    ("mi esposa is a nurse", "my wife is a nurse"),
+    ("quinze ans de mariage", "quinze years married"),
+])
+def test_put_into_english(text: str, english: str) -> None:
+    assert in_english(normalise(text)) == english
+
+
+@pytest.mark.parametrize("text", [
+    "Hi, I am Marie",  # a name, not "married"
+    "I am a medico-legal expert",
+    "ho ho ho, merry christmas",
+    "I have 2 AI projects at work",
+    "the divorce was hard",
+    "I am fiance to Tom",  # English already: the rules read it
+    "my maestro at the conservatory",
+    "I live in Lyon",
+])
+def test_english_is_left_alone(text: str) -> None:
+    assert in_english(normalise(text)) == normalise(text)
