@@ -962,7 +962,11 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:got|am getting|are getting|will be getting|have gotten|am planning on "
             rf"getting|plan on getting|plan to get|am about to get) (?:a )?(?P<value>married|"
             rf"engaged|divorced|divorce|separated|hitched)\b",
-            rf"{S}{A}(?P<value>married|divorced|broke up|split up|separated|split from|"
+            # the divorce done: "we signed the divorce papers in 2019", "the divorce came through"
+            (r"\b(?:signed|finalised|finalized) (?:the |our |my )?divorce(?: papers)?\b|"
+             r"\b(?:the|our|my) divorce (?:came through|was finalised|was finalized|went through|is final)\b", "divorced"),
+            # (not a wedding's age, which says nothing of now: "I married young", "married at 19")
+            rf"{S}{A}(?P<value>married(?! (?:young|too young|early|at \d+|at {NUM}\b))|divorced|broke up|split up|separated|split from|"
             rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
             rf"{S}{A}(?:got|was|have been|have got) (?P<value>dumped)\b",
             # told by the wedding: "the missus and i tied the knot back in 91", "put a ring on it
@@ -1421,7 +1425,7 @@ def favorite_category(raw: str) -> str | None:
 # --- matching --------------------------------------------------------------------------------
 
 _BOUNDARY_WORDS = re.compile(
-    r"\s+(?:and|but|because|since|so|for good|for now|now|these days|anymore|any more|"
+    r"\s+(?:and|but|because|since|so|for good|for now|now|these days|anymore|any more|been|"
     r"for (?:\d+|a|an|the|about|over|almost|nearly|many|several|some|most|my|two|three|four|"
     r"five|ten|\w+ years?)\b|when|while|where|which|who|although|though|after|before|until|"
     r"with (?:my|our|a|an|the|his|her|their)|to (?![a-z]+ (?:city|state|country))|"
@@ -1790,8 +1794,21 @@ def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
             current = best.get(found.slot)
             # Prefer an explicit statement over a hint, one that names a value, then the earliest.
             if current is None or _rank(found) < _rank(current):
+                if not _no_car_beside(current, found):
+                    best[found.slot] = found
+            elif _no_car_beside(found, current):
                 best[found.slot] = found
     return tuple(sorted(best.values(), key=lambda m: (m.hint, priority[m.slot], m.position)))
+
+
+_TWO_WHEELS = re.compile(r"\b(?:scooter|moped|motorbike|motorcycle|bike|bicycle|vespa|e ?bike)s?\b")
+
+
+def _no_car_beside(kept: SlotMatch | None, other: SlotMatch) -> bool:
+    """Whether `kept` says "no car" and `other` names only a two-wheeler: "no car. I have a
+    scooter" has no car (a scooter is no car, though it is one's ride)."""
+    return (kept is not None and kept.slot == "car" and kept.negative and not other.negative
+            and other.value is not None and _TWO_WHEELS.search(other.value) is not None)
 
 
 def _rank(match: SlotMatch) -> tuple[bool, bool, bool, bool, int]:

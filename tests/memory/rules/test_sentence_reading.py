@@ -1120,6 +1120,12 @@ EIGHTEENTH_READ = [
     ("no tengo coche, voy en bici", "car", "none"),
     ("Mon mari thinks I spend too long on this app", "relationship", "husband"),
     ("mi novia is coming over tonight", "relationship", "girlfriend"),
+    # the divorce done, after a wedding's age
+    ("I married at 20, and we finalised the divorce last spring", "relationship", "divorced"),
+    # "no car" said beside a two-wheeler
+    ("no car. I have a moped and a death wish", "car", "none"),
+    # a run-on job ends where "been" starts
+    ("im a lecturer at the polytechnic been teaching there for ages", "job", "lecturer at the polytechnic"),
 ]
 EIGHTEENTH_NOT_READ = [
     ("Hobbies:\n- woodworking in the garage\n- birdhouses", "job"),  # a pastime, never a job
@@ -1132,6 +1138,7 @@ EIGHTEENTH_NOT_READ = [
     ("no meat tonight, we are having fish", "diet"),
     ("we are in a marriage counselling course", "relationship"),
     ("my sister is jubilada and bored", "job"),
+    ("I married young, too young", "relationship"),  # a wedding's age says nothing of now
 ]
 
 EIGHTEENTH_PAIRS = [
