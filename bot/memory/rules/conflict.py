@@ -49,6 +49,7 @@ from functools import cached_property, lru_cache
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
 from bot.memory.rules.frames import adds_another, frame, frame_words, kind_words, kinds, same_thing, with_name_parts
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
+from bot.memory.rules.places import places_in
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
     NUMERIC_SLOTS,
@@ -1006,6 +1007,17 @@ def _same_in_other_words(new: _Profile, prev: _Profile, slot: str | None) -> boo
     return prev.negated == new.negated and prev.past == new.past and not new.has_change
 
 
+def _may_hold_value(text: str, topic: str) -> bool:
+    """Whether a fact the vectors find likely of `topic` names anything that could be its value:
+    a home needs a town ("wind-dried in the hjallur through a whole winter" names none, so it
+    moves no one), an age a number. Other topics are told by their words (a trade by its day)."""
+    if topic == "residence":
+        return bool(places_in(normalise(text)))
+    if topic == "age":
+        return bool(numbers(text))
+    return True
+
+
 def assess(
     new_text: str,
     old: Sequence[Fact],
@@ -1055,7 +1067,8 @@ def assess(
         likely = None
     for fact in live:
         topic = new_slot
-        if topic is None and likely is not None and not new.slots and likely in _slots_of(fact):
+        if (topic is None and likely is not None and not new.slots and likely in _slots_of(fact)
+                and _may_hold_value(new_text, likely)):
             topic = likely
         half = (likely_old or {}).get(fact.id)
         if half is not None and half in stated and not _slots_of(fact) and _own_present(fact.text, half):

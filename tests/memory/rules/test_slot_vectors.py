@@ -310,3 +310,22 @@ async def test_an_old_fact_likely_of_the_topic_is_found_though_no_neighbour(
     assert float(one @ two) < 0.6  # not a vector neighbour: only its likely topic finds it
     first, _ = await save_two(tmp_path, embedder, old, new, asked)
     assert first is not None and first.slot is None
+
+
+@pytest.mark.parametrize(("new", "likely", "asked"), [
+    # local life that names no town moves no one, however near a home its vector is
+    ("Smoked lamb, dried in the shed all winter, give me that and bread and I want nothing more", "residence", False),
+    ("the tram outside my window never stops, and I love it", "residence", False),
+    # a town named: it may be a move
+    ("the tram outside my window in Zagreb never stops", "residence", True),
+    # an age needs a number
+    ("my knees creak every morning these days", "age", False),
+    ("sixty creaky years on these knees", "age", True),
+])
+def test_a_likely_topic_needs_something_that_could_be_its_value(new: str, likely: str, asked: bool) -> None:
+    from bot.memory.rules.conflict import Fact, assess
+
+    old = {"residence": Fact(id=1, text="I live in Lae, near the botanical gardens", slot="residence"),
+           "age": Fact(id=1, text="I am 44", slot="age")}[likely]
+    result = assess(new, [old], likely=likely)
+    assert bool(result.nominations) == asked, (new, result)
