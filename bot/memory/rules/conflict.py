@@ -49,7 +49,7 @@ from functools import cached_property, lru_cache
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
 from bot.memory.rules.frames import adds_another, frame, frame_words, kind_words, kinds, same_thing, with_name_parts
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
-from bot.memory.rules.places import places_in
+from bot.memory.rules.places import canonical_place
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
     NUMERIC_SLOTS,
@@ -1012,7 +1012,9 @@ def _may_hold_value(text: str, topic: str) -> bool:
     a home needs a town ("wind-dried in the hjallur through a whole winter" names none, so it
     moves no one), an age a number. Other topics are told by their words (a trade by its day)."""
     if topic == "residence":
-        return bool(places_in(normalise(text)))
+        words = tokens(text)
+        return any(canonical_place(" ".join(words[i:i + n])) is not None  # a small town too
+                   for n in (1, 2) for i in range(len(words) - n + 1))
     if topic == "age":
         return bool(numbers(text))
     return True

@@ -907,6 +907,9 @@ SLOTS: dict[str, SlotRule] = {
             # been home 50 years", "Guadalajara is my city", "home base is omaha", "here in munich
             # the rents are crazy", "lethbridge area, 20 min south of town"
             (r"^(?P<value>[a-z][a-z ]{1,30}?) (?:has )?been (?:(?:my |our )?home|(?:my|our) (?:town|city))\b", _is_place),
+            # "there's nowhere I'd rather live than Catania"
+            (r"\bnowhere (?:else )?(?:i|we) would rather live than (?:in )?(?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.;!])",
+             _is_place),
             # a form's words: "my place of permanent residence is the city of Dushanbe"
             r"\b(?:my )?place of (?:permanent |current |usual )?residence (?:is|:) (?:(?:the )?(?:city|town) of )?"
             r"(?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.;!])",

@@ -1083,6 +1083,7 @@ EIGHTEENTH_READ = [
     # a town and how long: said after it
     ("Windhoek. All my life.", "residence", "windhoek"),
     ("Ghent, born and raised, Patershol side", "residence", "ghent"),
+    ("with the fog and the cable cars, there's nowhere I'd rather live than Valparaíso", "residence", "valparaiso"),
     ("Every morning the ferry horns wake me. Bergen has been my city since I was small", "residence", "bergen"),
     # ages
     ("really I only just turned 31, stop it", "age", "31"),

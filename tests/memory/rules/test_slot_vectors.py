@@ -329,3 +329,11 @@ def test_a_likely_topic_needs_something_that_could_be_its_value(new: str, likely
            "age": Fact(id=1, text="I am 44", slot="age")}[likely]
     result = assess(new, [old], likely=likely)
     assert bool(result.nominations) == asked, (new, result)
+
+
+def test_a_small_town_named_in_local_life_may_be_a_move() -> None:
+    from bot.memory.rules.conflict import Fact, assess
+
+    old = Fact(id=1, text="I live in Passau, where the three rivers meet", slot="residence")
+    new = "the fish market screaming at seven and the volcano smoking, there's nowhere I'd rather be than Catania"
+    assert assess(new, [old], likely="residence").nominations
