@@ -33,7 +33,7 @@ from pathlib import Path
 from bot.memory.rules.foreign import in_english
 from bot.memory.rules.places import canonical_place, place_in, places_in
 from bot.memory.rules.regex_gate import may_match, required_literals
-from bot.memory.rules.text import content_words, is_typo_of, lemma, normalise, numbers, without_lead_in
+from bot.memory.rules.text import content_words, is_typo_of, lemma, names, normalise, numbers, without_lead_in
 
 __all__ = [
     "NUMERIC_SLOTS",
@@ -987,7 +987,7 @@ SLOTS: dict[str, SlotRule] = {
             (r"\bi am (?:the )?(?:husband|wife|spouse) of (?!(?:a|an|the|my)\b)\w+", "married"),
             # the years of one's own marriage: "58 years since our wedding", "thirty years married",
             # "I have been in a registered marriage for thirty years"
-            (r"\b(?:[a-z0-9]+ )?years since (?:our|my) wedding\b|^(?:[a-z0-9]+ ){1,2}years married\b|"
+            (r"\b(?:[a-z0-9]+ )?years since (?:our|my) (?:wedding|nikah|shaadi|marriage|big day)\b|^(?:[a-z0-9]+ ){1,2}years married\b|"
              r"\b(?:i|we) (?:am|are|have been) in a (?:registered |civil |happy |long |loving |stable |good )?"
              r"marriage\b(?! (?:counsel|guidance|course|class|seminar))", "married"),
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
@@ -2030,11 +2030,31 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         deeds = deed_professions(norm)
         if len(deeds) == 1:
             found = (*found, SlotMatch("job", next(iter(deeds)), hint=False, position=len(norm)))
+    if not any(match.slot == "relationship" and not match.hint for match in found):
+        loss = _NAMED_LOSS.search(norm)
+        if (loss is not None and loss.group("who") in names(text) and not _PETS_NAMED.search(norm)
+                and (not loss.group(0).startswith("lost") or _MISSED.search(norm))):
+            found = (*found, SlotMatch("relationship", "widowed", hint=False, position=loss.start()))
     if _POINTED_HOME.search(norm) and not any(match.slot == "residence" for match in found):
         cities = set(places_in(norm))
         if len(cities) == 1:
             found = (*found, SlotMatch("residence", cities.pop(), hint=False, position=len(norm)))
     return found
+
+
+# one's own person lost, named by a first name alone: "since my Inge died in 2020 i am alone",
+# "Lost my Jim four years ago", "My Harold passed four winters ago" (the name capitalised as
+# written; not a pet's: "our dog Max died")
+_NAMED_LOSS = re.compile(
+    r"(?:\bsince my|\bmy|\blost my) (?:(?:dear|beloved|late|sweet|darling|dearest) )?(?P<who>[a-z]+)(?: "
+    + _PASSED + r"\b| (?=(?:in (?:19|20)\d\d|last (?:year|spring|summer|autumn|fall|winter)|(?:\w+ ){1,2}(?:ago|back))\b))"
+)
+# what is said of a person missed, for a loss told without a death ("Lost my Jim four years ago.
+# Still set out two cups"; not "I lost my Nokia last year")
+_MISSED = re.compile(r"\b(?:alone|lonely|miss (?:him|her)|two cups|grave|funeral|widow|widower|rest in peace|"
+                     r"god rest|his (?:chair|armchair|side)|her (?:chair|armchair|side))\b")
+_PETS_NAMED = re.compile(r"\b(?:dog|cat|puppy|kitten|horse|pony|parrot|bird|rabbit|hamster|goldfish|pet|budgie|tortoise|"
+                         r"dad|mum|mom|father|mother|brother|sister|son|daughter|grandma|grandpa|granny|nan)s?\b")
 
 
 # a home told by pointing at the one town the message names: "Tirana at dusk ... remember this is

@@ -1123,6 +1123,11 @@ EIGHTEENTH_READ = [
     ("mi novia is coming over tonight", "relationship", "girlfriend"),
     # the divorce done, after a wedding's age
     ("I married at 20, and we finalised the divorce last spring", "relationship", "divorced"),
+    # one's own person lost, named by a first name alone
+    ("Since my Rosa died in 2017 the garden has gone wild", "relationship", "widowed"),
+    ("My Tomasz passed three winters back, so it's just me and the radio", "relationship", "widowed"),
+    ("lost my Anna in 2015 and I miss her every single day", "relationship", "widowed"),
+    ("31 years since our nikah, alhamdulillah", "relationship", "married"),
     # "no car" said beside a two-wheeler
     ("no car. I have a moped and a death wish", "car", "none"),
     # a run-on job ends where "been" starts
@@ -1140,6 +1145,9 @@ EIGHTEENTH_NOT_READ = [
     ("we are in a marriage counselling course", "relationship"),
     ("my sister is jubilada and bored", "job"),
     ("I married young, too young", "relationship"),  # a wedding's age says nothing of now
+    ("I lost my Nokia last year, all my photos gone", "relationship"),
+    ("my Max died last year, best dog ever", "relationship"),
+    ("since my Dad passed in 2019 I run the farm", "relationship"),
 ]
 
 EIGHTEENTH_PAIRS = [
