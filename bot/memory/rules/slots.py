@@ -567,6 +567,9 @@ _BIG_AFTER = r"\b"  # the number's end
 _PASSED = (r"(?:passed away|passed on|died|passed(?=$|[,.!;]| (?:last|in|recently|suddenly|peacefully|ago|"
            r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|several) \w+ (?:ago|back))\b))")
 _TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+# a grown-up's age in words: "nineteen", "fifty two"
+_TENS_NUM = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?: (?:one|two|three|four|five|six|seven|"
+             r"eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)")
 _UNIT_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 _ORDINAL = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) (?:first|second|third|fourth|fifth|"
             r"sixth|seventh|eighth|ninth)|(?:twentieth|thirtieth|fortieth|fiftieth|sixtieth|seventieth|eightieth|"
@@ -612,7 +615,8 @@ SLOTS: dict[str, SlotRule] = {
             # a start somewhere: "Just started at the bank", "I start at Tesco on Monday"
             rf"{S}{A}(?:started|start|began|am starting) (?:work |working |my new job |a new job |a job )?"
             rf"(?:at|with) (?!(?:a |an |the |my )?(?:new )?(?:school|college|university|uni|class|classes|"
-            rf"course|team|gym|club|group|therapist|coach)\b)(?P<value>[^,;]+)",
+            rf"course|team|gym|club|group|therapist|coach)\b)(?!(?:{NUM}|\d+|dawn|dusk|noon|midnight|sunrise|"
+            rf"sunset|once|zero|minus|below)\b)(?P<value>[^,;]+)",
             (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
              is_profession),
             # the job one speaks as: "as staff nurse I barely got to drink water", "in the ER as a
@@ -1093,8 +1097,24 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "car": SlotRule(
         patterns=(
-            rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our) "
+            rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our|di|me) "
             rf"(?P<value>[^,;]+)",
+            # "the car which I drive is an old Golf from VW"
+            rf"\bthe (?:car|vehicle) (?:which |that )?(?:i|we) (?:drive|have|own) (?:now |these days )?is (?:a |an )?"
+            rf"(?P<value>[^,;.]+)",
+            # the car talked of as one's own: "the Prado is full of sand", "the Hilux has done
+            # 600,000 k's", "the corsa failed its MOT again" (the car, and what it does for one)
+            rf"^(?:the |me |di )?(?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?P<value>(?:(?:{CAR_BRANDS}) )?(?:{CAR_NAMES})"
+            rf"(?: (?:{CAR_NAMES}))?) (?:is|has|gets|got|failed|still|needs|broke|keeps|will not|would not)\b"
+            rf"(?=.*\b(?:full of|in the (?:garage|shop)|mot|\d+ ?k? (?:miles|km|kms|k s)|second home|my office|"
+            rf"me to|me home|me around|starts|runs|going|purrs|goes|down|start|workhorse|"
+            rf"rolling toolbox|oil change|tyres?|tires?|service)\b)",
+            # the car said first, then how it does: "Maruti Swift, 11 years old, still going strong",
+            # "ford f-150, 300k miles", "old Hilux, rust bucket, still starts every morning"
+            rf"^(?:(?:{_CAR_ADJECTIVES}) ){{0,2}}(?P<value>(?:(?:{CAR_BRANDS}) )?(?:{CAR_NAMES})|(?:{CAR_BRANDS})"
+            rf"(?: [a-z0-9]+)?),? (?:\d+ years old(?=$|[,.!])|\d+ ?k (?:miles|km|kms|k s|on the clock)|"
+            rf"[\d,]+ (?:miles|km|kms|k s)|still (?:going|starts|runs|purrs)|rust bucket|rust|"
+            rf"with (?:two|a|the) \w+ (?:strapped|on the roof))\b",
             rf"\b(?:my|the work|the family) (?:main |primary |only |daily |current |new |first |old |usual |family |work )?"
             rf"(?:{VEHICLES}|ride|vehicle|transportation|transport|mode of transportation|"
             rf"means of transportation|mode of transport|means of transport|daily driver) "
@@ -1175,6 +1195,13 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?: (?:only|food only|all the way|strictly|ofc|of course|obvs|obviously|always|for me|for life|please|"
             rf"lol|tbh|btw|fr|for real))*"
             rf"(?=$|[,.!?;]| (?:please|thanks|thx|since)\b)",
+            rf"{S}{A}keep (?:strictly |strict )?(?P<value>kosher|halal)\b",
+            (rf"{S}{A}(?:am|have been|was diagnosed) (?:a )?(?:celiac|coeliac)\b", "gluten free"),
+            # India's "veg": "been veg since birth", "pure veg"
+            (rf"(?:{S}{A}(?:am|have been|been) |^been )veg(?= since\b| from\b| all my life\b| only\b|$|[,.!])", "vegetarian"),
+            # a plan's weeks: "keto week 6", "6 months keto now", "low carb since January"
+            (rf"^(?:keto|low carb) (?:week|day|month) \d+\b|^(?:\d+|{NUM}) (?:weeks?|months?) (?:of )?(?:keto|low carb)\b|"
+             rf"{S}{A}(?:have been|been) (?:on )?(?:keto|low carb) since\b", "keto"),
             # what one does not eat, said alone: "no pork for me", "no beef, ever"
             rf"^(?P<value>no (?:pork|beef|red meat|meat|dairy|gluten|alcohol|sugar|seafood|fish|eggs|nuts))"
             rf"(?: (?:for me|ever|at all|please|thanks))*(?=$|[,.!?;])",
@@ -1257,7 +1284,8 @@ SLOTS: dict[str, SlotRule] = {
             # this year", "Fifty-two years I completed this year"
             rf"\bi (?:make|made|complete|completed|will make|will complete|am completing|am making) "
             rf"(?P<value>{NUM})(?: (?:years?|yrs?)(?: old)?)?(?= (?:this year|today|tomorrow|next (?:week|month))\b)",
-            rf"^(?P<value>{NUM}) (?:years?|yrs?) (?:i|we) (?:completed|complete|made|make|turned|turn)\b",
+            rf"^(?P<value>{NUM}) (?:years?|yrs?) (?:i |we )?(?:completed|complete|made|make|turned|turn)\b"
+            rf"(?! (?:at|with|of|in (?:the|this|that|my|our|a|an))\b)",
             # a birthday told after a comma, its subject dropped: "update my age pls, just turned 23"
             # (not "my son just turned 5": the clause starts at the comma)
             rf", (?:just |recently )?turned (?P<value>{NUM})(?: (?:years?|yrs?) old| yo| y o)?{_AGE_AFTER}",
@@ -1301,8 +1329,8 @@ SLOTS: dict[str, SlotRule] = {
             rf" (?:have|has) (?!been\b)[a-z]+ (?:over |on |through |in )?(?:me|this|my)\b|$|[,.!;])",
             rf"\bi have seen (?P<value>{NUM}) (?:springs|summers|winters|autumns|monsoons)\b",
             # the number first and how one feels about it: "28 n already tired lmao", "40 and counting"
-            r"^(?P<value>[1-9]\d)(?: y ?o| yrs?(?: old)?| years?(?: old)?)?(?:,| n| and| &) (?:already|still|feeling|"
-            r"feel|getting|counting|not getting|going on|loving it|and counting)\b",
+            rf"^(?P<value>[1-9]\d|{_TENS_NUM})(?: y ?o| yrs?(?: old)?| years?(?: old)?)?(?:,| n| and| &)? (?:already|still|feeling|"
+            r"feel|getting|counting|not getting|going on|loving it|and counting|and finally)\b",
             # one's own birthday by its ordinal ("just had my 55th", "celebrated my forty-fifth
             # birthday"; not "our 12th anniversary"), its nickname, or the years one has been alive
             (rf"\b(?:had|celebrated|celebrating|celebrate|for|on) my (?P<value>\d{{2,3}}(?:st|nd|rd|th)|{_ORDINAL})"
@@ -1344,12 +1372,12 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<cat>[a-z ]+?)(?: ever| of all time|, [a-z ]{1,40},)? (?:is|are|was|has to be|would be|must be|"
             r"has always been|will always be|has been|remains|stays|is still) "
             r"(?P<value>[^,;]+)",
-            r"(?P<value>[a-z][a-z ]*?)(?: is| are| has been| have been| was| will be| will always be|"
+            r"(?P<value>[a-z][a-z ]*?)(?: is| are| s| has been| have been| was| will be| will always be|"
             r" has always been| have always been|,) (?:(?:probably|definitely|easily|still|hands down|"
             r"by far|honestly|really|absolutely|totally|always|just|for sure|without a doubt) )*my "
             r"(?:all time |absolute |very |current |new |number one |no 1 |top )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|"
             rf"[a-z]+(?: (?!{_FILLERS}\b)[a-z]+)?)"
-            rf"(?=$|[,.!?;]| and\b| but\b| of\b| to\b| in\b| because\b| ever\b| {_FILLERS}\b)",
+            rf"(?= ?(?:$|[,.!?;])| and\b| but\b| of\b| to\b| in\b| because\b| ever\b| do not\b| {_FILLERS}\b)",
         ),
         canonical=lambda value: re.sub(r"\bautumn\b", "fall", value),  # one season, two names
         reject_values=r"^(?:he|she|it|they|that|this|these|those|him|her|them)\s*$",  # said before it
@@ -1847,7 +1875,8 @@ _NAMED_BEFORE = re.compile(
 # veterinarian.", "Welder by trade." (read as "i am a ..." when the words name a profession)
 _JOB_NOTE = re.compile(
     r"^(?:(?:currently|now|still|proud|full time|part time) )?"
-    r"(?!(?:no|not|never|my|our|his|her|their|the|this|that|so|too|just|some|any)\b)([a-z]+(?: [a-z]+){0,2}?)"
+    r"(?!(?:no|not|never|my|our|his|her|their|the|this|that|so|too|just|some|any|i|we|you|he|she|they|it)\b)"
+    r"([a-z]+(?: [a-z]+){0,2}?)"
     r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
 )
 # "fav", "fave": favourite
@@ -1979,8 +2008,12 @@ _MY_TEAM = re.compile(r"^(?!(?:my|our|the|his|her|their|these|those|they|he|she|
 # favorite band, honestly, the Beatles")
 _FAVOURITE_THEN = re.compile(r"^(?:that|this|it) is (?:(?:definitely|easily|still|always) )?my (?:all time )?favou?rite "
                              rf"([a-z]+(?: [a-z]+)?), (?:{_FILLERS},? )*(?=(?!{_FILLERS}\b)[a-z])")
+# "they're my number one band", "my no 1 food": a favourite by its rank
+_NUMBER_ONE = re.compile(r"\bmy (?:number one|no 1|top|#1) (?=(?:band|food|movie|film|book|song|team|singer|artist|show|"
+                         r"season|drink|dish|colou?r|game|sport|player|poet|author|writer|album|meal)\b)")
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),
+    (_NUMBER_ONE, "my favorite "),
     (_FAVOURITE_THEN, r"my favorite \1 is "),
     (_MY_TEAM, r"my favorite team is \1,"),
     (_JOB_FIELD, "my job is "),

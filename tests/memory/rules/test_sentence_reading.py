@@ -1128,6 +1128,21 @@ EIGHTEENTH_READ = [
     ("My Tomasz passed three winters back, so it's just me and the radio", "relationship", "widowed"),
     ("lost my Anna in 2015 and I miss her every single day", "relationship", "widowed"),
     ("31 years since our nikah, alhamdulillah", "relationship", "married"),
+    # a favourite: by its rank, or with a space before the comma
+    ("Bob Marley forever, he's my number one singer", "favorite_singer", "bob marley"),
+    ("teal is my favorite color , all my pens are teal", "favorite_color", "teal"),
+    # ages said as years completed, or the number first
+    ("29 years completed this month only", "age", "29"),
+    ("twenty three and already tired of rent", "age", "twenty three"),
+    # diets kept, or told by their weeks
+    ("I keep halal, always have", "diet", "halal"),
+    ("I'm coeliac, so no bread for me", "diet", "gluten free"),
+    ("been veg since birth, my whole family is", "diet", "vegetarian"),
+    ("keto day 12 and I dream of bread", "diet", "keto"),
+    # one's own car talked of
+    ("the Corolla is in the shop again, third time this year", "car", "corolla"),
+    ("Toyota Hilux, 14 years old, still starts first go", "car", "toyota hilux"),
+    ("the car that I drive is a little Fiat Panda", "car", "little fiat panda"),
     # "no car" said beside a two-wheeler
     ("no car. I have a moped and a death wish", "car", "none"),
     # a run-on job ends where "been" starts
@@ -1148,6 +1163,10 @@ EIGHTEENTH_NOT_READ = [
     ("I lost my Nokia last year, all my photos gone", "relationship"),
     ("my Max died last year, best dog ever", "relationship"),
     ("since my Dad passed in 2019 I run the farm", "relationship"),
+    ("I keep kosher, as my parents did", "job"),  # a note that starts "I ..." is no job's name
+    ("ute, 300k on the clock, started at minus twenty this morning no worries", "job"),  # a time, no employer
+    ("the Prado is the best SUV ever made", "car"),  # a model praised, not one's own
+    ("20 years completed at the company this year", "age"),
 ]
 
 EIGHTEENTH_PAIRS = [
