@@ -2065,8 +2065,11 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
             found = (*found, SlotMatch("job", next(iter(deeds)), hint=False, position=len(norm)))
     if not any(match.slot == "relationship" and not match.hint for match in found):
         loss = _NAMED_LOSS.search(norm)
-        if (loss is not None and loss.group("who") in names(text) and not _PETS_NAMED.search(norm)
-                and (not loss.group(0).startswith("lost") or _MISSED.search(norm))):
+        # a name as written (capitalised), or any word with a loss felt ("since mary passed
+        # it's a lonely old house"); "lost my ..." always with it (not "I lost my Nokia")
+        if (loss is not None and not _PETS_NAMED.search(norm) and loss.group("who") not in _NOT_NAMES
+                and (loss.group("who") in names(text) and not loss.group(0).startswith("lost")
+                     or _MISSED.search(norm))):
             found = (*found, SlotMatch("relationship", "widowed", hint=False, position=loss.start()))
     if _POINTED_HOME.search(norm) and not any(match.slot == "residence" for match in found):
         cities = set(places_in(norm))
@@ -2079,13 +2082,16 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
 # "Lost my Jim four years ago", "My Harold passed four winters ago" (the name capitalised as
 # written; not a pet's: "our dog Max died")
 _NAMED_LOSS = re.compile(
-    r"(?:\bsince my|\bmy|\blost my) (?:(?:dear|beloved|late|sweet|darling|dearest) )?(?P<who>[a-z]+)(?: "
+    r"(?:\bsince my|\bmy|\blost my|\bsince) (?:(?:dear|beloved|late|sweet|darling|dearest) )?(?P<who>[a-z]+)(?: "
     + _PASSED + r"\b| (?=(?:in (?:19|20)\d\d|last (?:year|spring|summer|autumn|fall|winter)|(?:\w+ ){1,2}(?:ago|back))\b))"
 )
 # what is said of a person missed, for a loss told without a death ("Lost my Jim four years ago.
 # Still set out two cups"; not "I lost my Nokia last year")
 _MISSED = re.compile(r"\b(?:alone|lonely|miss (?:him|her)|two cups|grave|funeral|widow|widower|rest in peace|"
-                     r"god rest|his (?:chair|armchair|side)|her (?:chair|armchair|side))\b")
+                     r"god rest|his (?:chair|armchair|side)|her (?:chair|armchair|side)|(?:so |too )?quiet now|"
+                     r"empty house|too big now|house is (?:so )?(?:quiet|empty))\b")
+_NOT_NAMES = frozenset({"he", "she", "it", "they", "then", "that", "this", "time", "life", "one", "old", "own", "the",
+                        "a", "an", "work", "job", "business", "company", "phone", "car", "house", "plant", "garden"})
 _PETS_NAMED = re.compile(r"\b(?:dog|cat|puppy|kitten|horse|pony|parrot|bird|rabbit|hamster|goldfish|pet|budgie|tortoise|"
                          r"dad|mum|mom|father|mother|brother|sister|son|daughter|grandma|grandpa|granny|nan)s?\b")
 

@@ -1127,6 +1127,7 @@ EIGHTEENTH_READ = [
     ("Since my Rosa died in 2017 the garden has gone wild", "relationship", "widowed"),
     ("My Tomasz passed three winters back, so it's just me and the radio", "relationship", "widowed"),
     ("lost my Anna in 2015 and I miss her every single day", "relationship", "widowed"),
+    ("lost my walter two years back, the house is so quiet now", "relationship", "widowed"),
     ("31 years since our nikah, alhamdulillah", "relationship", "married"),
     # a favourite: by its rank, or with a space before the comma
     ("Bob Marley forever, he's my number one singer", "favorite_singer", "bob marley"),
@@ -1162,6 +1163,7 @@ EIGHTEENTH_NOT_READ = [
     ("I married young, too young", "relationship"),  # a wedding's age says nothing of now
     ("I lost my Nokia last year, all my photos gone", "relationship"),
     ("my Max died last year, best dog ever", "relationship"),
+    ("since it died I have been alone on the road, the old van", "relationship"),
     ("since my Dad passed in 2019 I run the farm", "relationship"),
     ("I keep kosher, as my parents did", "job"),  # a note that starts "I ..." is no job's name
     ("ute, 300k on the clock, started at minus twenty this morning no worries", "job"),  # a time, no employer
