@@ -2059,7 +2059,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     if "favorite team" not in norm:
         norm = _team_supported(norm)
     found = _find_slots_normalised(norm)
-    if _DAILY_WORK.search(norm) and not any(match.slot == "job" for match in found):
+    if (_DAILY_WORK.search(norm) or _WORK_HOURS.search(norm)) and not any(match.slot == "job" for match in found):
         deeds = deed_professions(norm)
         if len(deeds) == 1:
             found = (*found, SlotMatch("job", next(iter(deeds)), hint=False, position=len(norm)))
@@ -2111,6 +2111,15 @@ _DAILY_WORK = re.compile(
     r"listen|text|dream|think|sit|lie|lay|worry|eat|drink)\b)[a-z]+ (?:[a-z]+ ){0,6}?"
     r"(?:(?:all|the whole|whole) (?:day|night|shift|week)|for a living|day in day out|every (?:day|night|shift)|"
     r"from \d+ ?am|till (?:night|late)|on the job|at work)\b"
+)
+
+
+# the hours of a working day, said without "I": "hanging IV bags and passing meds til 7am", "caught
+# three babies before sunrise", "double shift again" (with the one trade its deeds name)
+_WORK_HOURS = re.compile(
+    r"\b(?:(?:double|night|day|late|early|graveyard|split|long|\w+ hour) shifts?|shifts? (?:again|tonight|today)|"
+    r"on call|twelves|clocked (?:in|out|on|off)|(?:til|till|until) (?:dark|close|closing|\d+ ?(?:am|pm))|"
+    r"before sunrise|before dawn|my route|back to back)\b"
 )
 
 

@@ -1144,6 +1144,9 @@ EIGHTEENTH_READ = [
     ("the Corolla is in the shop again, third time this year", "car", "corolla"),
     ("Toyota Hilux, 14 years old, still starts first go", "car", "toyota hilux"),
     ("the car that I drive is a little Fiat Panda", "car", "little fiat panda"),
+    # a trade by its deeds and the hours of the working day, said without "I"
+    ("night shift again, pulled 300 shots and the steam wand hates me", "job", "barista"),
+    ("on call all weekend, caught two babies before dawn", "job", "midwife"),
     # "no car" said beside a two-wheeler
     ("no car. I have a moped and a death wish", "car", "none"),
     # a run-on job ends where "been" starts
@@ -1169,6 +1172,7 @@ EIGHTEENTH_NOT_READ = [
     ("ute, 300k on the clock, started at minus twenty this morning no worries", "job"),  # a time, no employer
     ("the Prado is the best SUV ever made", "car"),  # a model praised, not one's own
     ("20 years completed at the company this year", "age"),
+    ("I baked bread today with the kids", "job"),  # a deed without the working day's hours
 ]
 
 EIGHTEENTH_PAIRS = [
