@@ -1997,8 +1997,8 @@ _NO_CAR_NOTE = re.compile(r"^(?:car|vehicle|car ownership|vehicle ownership|own 
 # "every. single. day." says how often, not a status
 _EVERY_SINGLE = re.compile(r"\bevery[.!,]* single[.!,]* (?=(?:day|night|time|week|morning|evening|one|weekend)\b)")
 # a form's line for the job: "job: delivery rider", "occupation=nurse"
-_JOB_FIELD = re.compile(r"^(?:my )?(?:(?:current|new|day|main) )?(?:job|occupation|profession|line of work|trade)"
-                       r"(?: title)? ?[:=-]+ ?(?=[a-z])")
+_JOB_FIELD = re.compile(r"^(?:my )?(?:(?:current|new|day|main) )?(?:(?:job|occupation|profession|line of work|trade)"
+                       r"(?: title)? ?[:=-]+ ?|(?:occupation|profession), )(?=[a-z])")  # "Occupation - nurse"
 # "Me I'm a nurse ba": the subject said twice
 _ME_I = re.compile(r"^(?:me|myself),? (?=i (?:am|work|do|have|live|drive)\b)")
 # the team named, then called one's own: "Leicester City, my team through thick and thin"

@@ -1144,6 +1144,7 @@ EIGHTEENTH_READ = [
     ("the Corolla is in the shop again, third time this year", "car", "corolla"),
     ("Toyota Hilux, 14 years old, still starts first go", "car", "toyota hilux"),
     ("the car that I drive is a little Fiat Panda", "car", "little fiat panda"),
+    ("Occupation - dental hygienist", "job", "dental hygienist"),
     # a trade by its deeds and the hours of the working day, said without "I"
     ("night shift again, pulled 300 shots and the steam wand hates me", "job", "barista"),
     ("on call all weekend, caught two babies before dawn", "job", "midwife"),
