@@ -1010,7 +1010,8 @@ def _same_in_other_words(new: _Profile, prev: _Profile, slot: str | None) -> boo
 def _may_hold_value(text: str, topic: str) -> bool:
     """Whether a fact the vectors find likely of `topic` names anything that could be its value:
     a home needs a town ("wind-dried in the hjallur through a whole winter" names none, so it
-    moves no one), an age a number. Other topics are told by their words (a trade by its day)."""
+    cannot say where one lives now), an age a number. Other topics are told by their words (a
+    trade by its day)."""
     if topic == "residence":
         words = tokens(text)
         return any(canonical_place(" ".join(words[i:i + n])) is not None  # a small town too
@@ -1069,13 +1070,18 @@ def assess(
         likely = None
     for fact in live:
         topic = new_slot
-        if (topic is None and likely is not None and not new.slots and likely in _slots_of(fact)
-                and _may_hold_value(new_text, likely)):
+        guessed = False  # the topic is only the vectors' guess, and the new fact names no value of it
+        if topic is None and likely is not None and not new.slots and likely in _slots_of(fact):
             topic = likely
+            guessed = not _may_hold_value(new_text, likely)
         half = (likely_old or {}).get(fact.id)
         if half is not None and half in stated and not _slots_of(fact) and _own_present(fact.text, half):
             fact = replace(fact, slot=half)  # an old fact likely of the topic the new one states
         found = _nominate(new_text, fact, topic)
+        if found is not None and found[1] == VERDICT_CHANGE and guessed:
+            # "wind-dried in the hjallur through a whole winter" after "we live in Lae": the
+            # vectors find it of a home, but it names no town, so nothing is recommended
+            found = found[0], VERDICT_UNCLEAR
         if found is not None and found[1] == VERDICT_CHANGE and other_topics(fact.text, stated):
             # "I'm 34 and I live in Leeds" after "turned 35": marking it past would lose the home
             # too, so nothing is recommended (walking the story in the terminal, twelfth pass)
