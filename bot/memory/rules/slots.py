@@ -1107,8 +1107,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"^(?:the |me |di )?(?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?P<value>(?:(?:{CAR_BRANDS}) )?(?:{CAR_NAMES})"
             rf"(?: (?:{CAR_NAMES}))?) (?:is|has|gets|got|failed|still|needs|broke|keeps|will not|would not)\b"
             rf"(?=.*\b(?:full of|in the (?:garage|shop)|mot|\d+ ?k? (?:miles|km|kms|k s)|second home|my office|"
-            rf"me to|me home|me around|starts|runs|going|purrs|goes|down|start|workhorse|"
-            rf"rolling toolbox|oil change|tyres?|tires?|service)\b)",
+            rf"gets me|me to|me home|me around|still (?:starts|runs|going|purrs|goes)|broke down|(?:will|would) not start|"
+            rf"workhorse|rolling toolbox|oil change|tyres?|tires?|service)\b)",
             # the car said first, then how it does: "Maruti Swift, 11 years old, still going strong",
             # "ford f-150, 300k miles", "old Hilux, rust bucket, still starts every morning"
             rf"^(?:(?:{_CAR_ADJECTIVES}) ){{0,2}}(?P<value>(?:(?:{CAR_BRANDS}) )?(?:{CAR_NAMES})|(?:{CAR_BRANDS})"

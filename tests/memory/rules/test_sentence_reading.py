@@ -1172,6 +1172,7 @@ EIGHTEENTH_NOT_READ = [
     ("I keep kosher, as my parents did", "job"),  # a note that starts "I ..." is no job's name
     ("ute, 300k on the clock, started at minus twenty this morning no worries", "job"),  # a time, no employer
     ("the Prado is the best SUV ever made", "car"),  # a model praised, not one's own
+    ("the Prado is going to be discontinued next year", "car"),
     ("20 years completed at the company this year", "age"),
     ("I baked bread today with the kids", "job"),  # a deed without the working day's hours
 ]
