@@ -1194,7 +1194,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"^(?:strictly |only |100 )?(?P<value>{DIETS}|halal|kosher|gluten free|lactose free|dairy free)"
             rf"(?: (?:only|food only|all the way|strictly|ofc|of course|obvs|obviously|always|for me|for life|please|"
             rf"lol|tbh|btw|fr|for real))*"
-            rf"(?=$|[,.!?;]| (?:please|thanks|thx|since)\b)",
+            rf"(?=$|[.!;]|,(?! (?:{DIETS}|gluten|lactose|dairy)\b)| (?:please|thanks|thx|since)\b)",
             rf"{S}{A}keep (?:strictly |strict )?(?P<value>kosher|halal)\b",
             (rf"{S}{A}(?:am|have been|was diagnosed) (?:a )?(?:celiac|coeliac)\b", "gluten free"),
             # India's "veg": "been veg since birth", "pure veg"
@@ -1770,14 +1770,24 @@ _LIFELONG = re.compile(r"(?:all my life|my whole life|whole life|since birth|sin
 
 
 def _field_answer(field: str, bare: str) -> str | None:
-    """The answer under a form's heading as a statement, or None when `field` is no heading."""
+    """The answer under a form's heading as a statement, or None when `field` is no heading or
+    the line under it is no answer to it ("Work: exhausting today", "Home: the kids are driving
+    me mad", "Car: washed it today")."""
+    head = _NP_BOUNDARY.sub("", bare.split(",")[0]).strip()
     if field in _JOB_FIELDS:
+        if field == "work" and not (is_profession(head) or _DROPPED_I_AM.match(bare)):
+            return None  # "work" heads a mood as often as a trade
         return "my job is " + bare  # "job? delivery rider."
     if field in _HOME_FIELDS:
-        return "i live in " + bare
+        words = head.split()
+        if places_in(bare) or any(canonical_place(" ".join(words[:n])) for n in (1, 2, 3)):
+            return "i live in " + bare
+        return None
     if field in _CAR_FIELDS:
         if _NO_VALUE.match(bare):
             return "i have no car"
+        if not re.search(rf"\b(?:{CAR_BRANDS}|{VEHICLES})\b", bare) and not _CAR_NAME_RE.search(bare):
+            return None
         return ("i drive " if _ARTICLE_FIRST.match(bare) else "i drive a ") + bare
     if field in _PASTIME_FIELDS:
         return "my hobby is " + bare

@@ -1155,6 +1155,11 @@ EIGHTEENTH_READ = [
 ]
 EIGHTEENTH_NOT_READ = [
     ("Hobbies:\n- woodworking in the garage\n- birdhouses", "job"),  # a pastime, never a job
+    # a heading whose line answers something else
+    ("Work: exhausting today, three meetings", "job"),
+    ("Home: the kids are driving me mad", "residence"),
+    ("Town. Not much to do here.", "residence"),
+    ("Car:\nwashed it today, finally", "car"),
     ("Mercedes. E-class. Twenty years old. Still runs.", "age"),  # the car's years
     ("My car is an old Volvo. 25 years old and never broke down", "age"),
     ("I am welder since I have 18 years", "age"),  # since the age of 18
