@@ -12,6 +12,13 @@ from bot.memory.rules.slots import deed_professions, detect_slot
 from tests.memory.rules.test_places import probs  # class probabilities, the rest on "other"
 
 TOLD_BY_WORK = [
+    # seventeenth pass: the deeds of 50 more trades (each in other words than the phrase's)
+    ("spent the morning inspecting forty hives, got stung twice", "beekeeper"),
+    ("led the maghrib prayer and then taught the kids", "imam"),
+    ("two removals from the hospice before lunch, long day", "undertaker"),
+    ("six hour set tonight, beatmatching till my ears rang", "dj"),
+    ("cracking cocoa pods under the trees all week", "cocoa farmer"),
+    ("rewrote our wine list for the autumn menu", "sommelier"),
     ("three twelves on the med-surg floor, hanging IV bags and passing meds til 7am", "nurse"),
     ("pulled like 300 shots this morning, my wrists hate that espresso machine", "barista"),
     ("three clogged mainlines and a busted water heater before lunch", "plumber"),
