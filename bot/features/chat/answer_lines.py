@@ -8,10 +8,11 @@ Why these rules:
   line. So only memories with evidence of matching are shown: a shared searchable word, a
   cosine to the question of at least MIN_COSINE (or the one memory clearly closest to it), or
   belonging to the topic of such a memory (a value it replaced or that replaced it); and only
-  those near the best (relevance >= MIN_RELEVANCE). When the question names a topic and a fact
-  of that topic answers it, a fact saved under another topic needs a cosine, not just a shared
-  word: "how old am I?" is answered by "I am 34", and "my old corolla" (a car) shares only the
-  word the question is asked with. Recall also fills the
+  those near the best (relevance >= MIN_RELEVANCE). When the question names a topic, a fact
+  saved under another topic needs a cosine, not just a shared word: "how old am I?" is answered
+  by "I am 34", and "my old corolla" (a car) shares only the word the question is asked with;
+  with no age saved, "Mercedes. E-class. Twenty years old." is no answer either (the walk of the
+  seventeenth pass showed the car's years as the person's age). Recall also fills the
   context of a person with few memories with all of them, and lends neighbours a share of a
   match's score; neither is evidence for a person.
 - Current facts first. A historical fact appears only where recall let it in (the question is
@@ -59,11 +60,6 @@ def matches(item: RecalledMemory, clear_winner: int | None = None) -> bool:
     return item.cosine >= MIN_COSINE or item.id == clear_winner
 
 
-def on_topic_answer(items: Sequence[RecalledMemory], winner: int | None) -> bool:
-    """Whether a fact of the topic the question names answers it (see the module's docstring)."""
-    return any(i.topic == "asked" and matches(i, winner) and i.relevance >= MIN_RELEVANCE for i in items)
-
-
 def _clear_winner(items: Sequence[RecalledMemory]) -> int | None:
     by_cosine = sorted((i for i in items if i.cosine is not None), key=lambda i: -(i.cosine or 0.0))
     if not by_cosine or (by_cosine[0].cosine or 0.0) < MIN_COSINE_CLEAR:
@@ -75,11 +71,10 @@ def _clear_winner(items: Sequence[RecalledMemory]) -> int | None:
 def shown(items: Sequence[RecalledMemory]) -> list[RecalledMemory]:
     """The recalled memories an answer shows, in recall's order (best first)."""
     winner = _clear_winner(items)
-    strict = on_topic_answer(items, winner)
     return [
         i for i in items
         if i.relevance >= MIN_RELEVANCE
-        and (matches(i, winner) if not (strict and i.topic == "other") else matches(_by_cosine(i), winner))
+        and (matches(i, winner) if i.topic != "other" else matches(_by_cosine(i), winner))
     ][:MAX_LINES]
 
 

@@ -59,10 +59,12 @@ def item(mid: int, text: str, status: str = "current", *, kw: float = 0.0, cos: 
         ([item(17, "I am 34", kw=1.0, topic="asked"),
           item(18, "my old corolla needs tires", kw=1.0, cos=0.45, topic="other")],
          ["• I am 34", "• my old corolla needs tires"]),
-        # no fact of the topic answers: the shared word is all there is
-        ([item(18, "my old corolla needs tires", kw=1.0, topic="other")], ["• my old corolla needs tires"]),
+        # no fact of the topic answers: a shared word is still no answer ("how old am I?" had
+        # shown "Mercedes. E-class. Twenty years old." as the person's age, seventeenth pass)
+        ([item(18, "my old corolla needs tires", kw=1.0, topic="other")], []),
         ([item(17, "I am 34", kw=1.0, topic="asked", rel=0.3),
-          item(18, "my old corolla needs tires", kw=1.0, topic="other")], ["• my old corolla needs tires"]),
+          item(18, "my old corolla needs tires", kw=1.0, topic="other")], []),
+        ([item(18, "my old corolla needs tires", kw=1.0, cos=0.45, topic="other")], ["• my old corolla needs tires"]),
         ([], []),
     ],
 )
