@@ -44,7 +44,7 @@ _DASHES = re.compile(r"(?<=[a-z0-9])[-\u2010\u2011\u2012\u2013\u2014/](?=[a-z0-9
 _SPACED_DASH = re.compile(r" +(?:[-\u2013\u2014]|--) +")
 # a line break, with the mark of a list item after it ("Home:\n- Port Sudan these days\n- moved
 # from Khartoum", "Basics:\n1. age 47\n2. ..."): the lines are separate statements
-_LINE_BREAK = re.compile(r"[ \t]*\n\s*(?:(?:[-*\u2022\u00b7\u2013\u2014]+|\d{1,2}[.)])[ \t]+)?")
+_LINE_BREAK = re.compile(r"[ \t\r]*\n\s*(?:(?:[-*\u2022\u00b7\u2013\u2014]+|\d{1,2}[.)])[ \t]+)?")
 _ENDS_CLAUSE = frozenset(".!?:;,")
 
 # Contractions, with and without the apostrophe (chat users often drop it). The bare forms are
@@ -123,8 +123,11 @@ def written_span(text: str, pattern: str) -> str | None:
 
 
 def _line_break(match: re.Match[str]) -> str:
-    before = match.string[: match.start()].rstrip()
-    return " " if not before or before[-1] in _ENDS_CLAUSE else ". "
+    # the last mark before the break, found without copying the text (a long paste has many)
+    text, i = match.string, match.start() - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    return " " if i < 0 or text[i] in _ENDS_CLAUSE else ". "
 
 
 @lru_cache(maxsize=8192)

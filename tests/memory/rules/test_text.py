@@ -37,6 +37,10 @@ from bot.memory.rules.text import (
         ("I am 60years old", "i am 60 years old"),
         ("  lots   of\tspace ", "lots of space"),
         ("I'd love to", "i would love to"),
+        # a line break ends a sentence, and a list item's mark goes with it (seventeenth pass)
+        ("Home:\n- Port Sudan these days\n- moved in 2023", "home: port sudan these days. moved in 2023"),
+        ("Basics:\r\n1. age 47\r\n2) that's it", "basics: age 47. that is it"),
+        ("hi,\nthere\n\n\nyou", "hi, there. you"),
         # accents folded: an accent had cut a word in two ("thi", "s")
         ("Thiès, Montréal, Peñarol", "thies, montreal, penarol"),
         ("Łódź and Ærøskøbing, straße", "lodz and aeroskobing, strasse"),
