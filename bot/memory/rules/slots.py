@@ -568,8 +568,8 @@ _PASSED = (r"(?:passed away|passed on|died|passed(?=$|[,.!;]| (?:last|in|recentl
            r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|several) \w+ (?:ago|back))\b))")
 _TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 # a grown-up's age in words: "nineteen", "fifty two"
-_TENS_NUM = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?: (?:one|two|three|four|five|six|seven|"
-             r"eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)")
+_TENS_NUM = (rf"(?:(?:{'|'.join(_TENS_WORDS)})(?: (?:one|two|three|four|five|six|seven|eight|nine))?|"
+             r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)")
 _UNIT_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 _ORDINAL = (r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) (?:first|second|third|fourth|fifth|"
             r"sixth|seventh|eighth|ninth)|(?:twentieth|thirtieth|fortieth|fiftieth|sixtieth|seventieth|eightieth|"
@@ -1769,17 +1769,21 @@ _LIFELONG = re.compile(r"(?:all my life|my whole life|whole life|since birth|sin
                        r"(?: (?:lol|haha|tbh|really|honestly))?")
 
 
+def _answer_head(bare: str) -> str:
+    """The noun phrase a form's line starts with ("general surgeon, nights" -> "general surgeon")."""
+    return _NP_BOUNDARY.sub("", bare.split(",")[0]).strip()
+
+
 def _field_answer(field: str, bare: str) -> str | None:
     """The answer under a form's heading as a statement, or None when `field` is no heading or
     the line under it is no answer to it ("Work: exhausting today", "Home: the kids are driving
     me mad", "Car: washed it today")."""
-    head = _NP_BOUNDARY.sub("", bare.split(",")[0]).strip()
     if field in _JOB_FIELDS:
-        if field == "work" and not (is_profession(head) or _DROPPED_I_AM.match(bare)):
+        if field == "work" and not (is_profession(_answer_head(bare)) or _DROPPED_I_AM.match(bare)):
             return None  # "work" heads a mood as often as a trade
         return "my job is " + bare  # "job? delivery rider."
     if field in _HOME_FIELDS:
-        words = head.split()
+        words = _answer_head(bare).split()
         if places_in(bare) or any(canonical_place(" ".join(words[:n])) for n in (1, 2, 3)):
             return "i live in " + bare
         return None
@@ -2077,7 +2081,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         loss = _NAMED_LOSS.search(norm)
         # a name as written (capitalised), or any word with a loss felt ("since mary passed
         # it's a lonely old house"); "lost my ..." always with it (not "I lost my Nokia")
-        if (loss is not None and not _PETS_NAMED.search(norm) and loss.group("who") not in _NOT_NAMES
+        if (loss is not None and not _NOT_A_PARTNER.search(norm) and loss.group("who") not in _NOT_NAMES
                 and (loss.group("who") in names(text) and not loss.group(0).startswith("lost")
                      or _MISSED.search(norm))):
             found = (*found, SlotMatch("relationship", "widowed", hint=False, position=loss.start()))
@@ -2102,7 +2106,7 @@ _MISSED = re.compile(r"\b(?:alone|lonely|miss (?:him|her)|two cups|grave|funeral
                      r"empty house|too big now|house is (?:so )?(?:quiet|empty))\b")
 _NOT_NAMES = frozenset({"he", "she", "it", "they", "then", "that", "this", "time", "life", "one", "old", "own", "the",
                         "a", "an", "work", "job", "business", "company", "phone", "car", "house", "plant", "garden"})
-_PETS_NAMED = re.compile(r"\b(?:dog|cat|puppy|kitten|horse|pony|parrot|bird|rabbit|hamster|goldfish|pet|budgie|tortoise|"
+_NOT_A_PARTNER = re.compile(r"\b(?:dog|cat|puppy|kitten|horse|pony|parrot|bird|rabbit|hamster|goldfish|pet|budgie|tortoise|"
                          r"dad|mum|mom|father|mother|brother|sister|son|daughter|grandma|grandpa|granny|nan)s?\b")
 
 
