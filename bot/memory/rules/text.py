@@ -130,6 +130,37 @@ def _line_break(match: re.Match[str]) -> str:
     return " " if i < 0 or text[i] in _ENDS_CLAUSE else ". "
 
 
+# "*word" after a slip: the typist's correction of a word just before it ("Englidh *English",
+# "finaly got a Land Cruiser *finally"); not "*word*" (emphasis) nor a bullet ("* item")
+_CORRECTION = re.compile(r"(?:(?<=\s)|^)\*([^\W\d_][\w']*)(?![\w']*\*)")
+_CORRECTION_REACH = 6  # words back a correction may reach
+
+
+def _corrected(text: str) -> str:
+    """The text with each "*word" put in place of the word it corrects: of the few words before
+    it, the one spelled most like it (a typo), else the word just before it ("Seville *Sevilla").
+
+    Why: people fix a slip this way in chat, and the rules read the slip ("boyfiend", "Englidh")
+    and not the correction, so "my boyfiend *boyfriend" was no partner and "I teach Englidh
+    *English" a different job from "I teach English".
+    """
+    from difflib import SequenceMatcher  # noqa: PLC0415 (only a text with a correction needs it)
+
+    while (found := _CORRECTION.search(text)) is not None:
+        word = found.group(1)
+        before = text[:found.start()].rstrip()
+        spans = [m.span() for m in re.finditer(r"[^\W\d_][\w']*", before)][-_CORRECTION_REACH:]
+        rest = text[found.end():]
+        if not spans:
+            text = word + rest
+            continue
+        scored = [(SequenceMatcher(None, before[a:b], word).ratio(), a, b) for a, b in spans]
+        best = max(scored, key=lambda item: (item[0], item[1]))
+        start, end = best[1:] if best[0] >= 0.6 else spans[-1]
+        text = before[:start] + word + before[end:] + rest
+    return text
+
+
 @lru_cache(maxsize=8192)
 def normalise(text: str) -> str:
     """Lower-case, NFKC, Latin accents folded, emoji as spaces, one kind of apostrophe,
@@ -141,6 +172,8 @@ def normalise(text: str) -> str:
     clause is kept, because rules look at one clause at a time.
     """
     out = _fold(unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower())
+    if "*" in out:
+        out = _corrected(out)
     if "\n" in out:
         out = _LINE_BREAK.sub(_line_break, out.strip())
     out = _DASHES.sub(" ", out)

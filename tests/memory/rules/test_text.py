@@ -54,6 +54,16 @@ from bot.memory.rules.text import (
         # a dash between spaces is a comma; a hyphen inside a word a space, as before
         ("Surf instructor — that's me", "surf instructor, that is me"),
         ("retired - forty years on the rails", "retired, forty years on the rails"),
+        # a "*word" correction takes the place of the slip it corrects (eighteenth pass)
+        ("my boyfiend *boyfriend is cooking", "my boyfriend is cooking"),
+        ("remeber *remember, finaly got a Ranger *finally", "remember, finally got a ranger"),
+        ("living in Seville *Sevilla, my phone", "living in sevilla, my phone"),
+        ("I live in Rome *Milan", "i live in milan"),
+        ("*English", "english"),
+        # emphasis, a bullet and arithmetic are no corrections
+        ("I *love* it", "i *love* it"),
+        ("* item one", "* item one"),
+        ("5 * 3 and a*b", "5 * 3 and a*b"),
     ],
 )
 def test_normalise(text: str, expected: str) -> None:
