@@ -358,6 +358,10 @@ _PRAISE = frozenset("beat beats compares compare tops better".split())
 # after "no", what a drink is taken without: "coffee black, no sugar" still drinks coffee
 _TAKEN_WITHOUT = frozenset("sugar sugars milk cream ice foam sweetener syrup whip lid straw".split())
 _CLAUSE_MARKS = re.compile(r"[,.;:!?]")
+# chat's asides that hold a negation and deny nothing: "don't @ me", "no cap", "not gonna lie"
+_NO_DENIAL = re.compile(r"\b(?:do not (?:@|at) me|no cap|no joke|no kidding|not kidding|no lie|not (?:gonna|going to) lie|"
+                        r"no offen[cs]e|no doubt|no pun intended|no regrets|do not judge(?: me)?|not even joking|"
+                        r"no exaggeration)\b")
 # "and", "but" or "so" before a new subject starts a clause of its own
 _NEW_SUBJECT = re.compile(r"\b(?:and|but|so)\b (?=(?:i|we|my|our|he|she|they|it|the|his|her|their)\b)")
 _WORDS = re.compile(r"\d+|[a-z]+")
@@ -373,6 +377,9 @@ def _is_negated(toks: list[str], norm: str) -> bool:
     in med school and my parents won't let me forget it")."""
     if not any(tok in _NEGATIONS for tok in toks):
         return False
+    if _NO_DENIAL.search(norm):  # "Ermera coffee is the best, don't @ me" still drinks it
+        norm = _NO_DENIAL.sub(",", norm)
+        toks = _WORDS.findall(norm)
     found = frame(norm)
     things = found.objects if found is not None else frozenset()
     count = 0
@@ -815,7 +822,8 @@ def _same_stated_value(new: _Profile, old: _Profile) -> bool:
         return False  # "I'm not vegan anymore": the negation is the patterns' blind spot
     return bool(shared) and all(
         not a.hint and a.value is not None and b.value is not None
-        and a.negative == b.negative and same_value(a.slot, a.value, b.value)
+        # ("no car" and "sold my car, bike everywhere now" are one "none", negated or not)
+        and (a.negative == b.negative or a.value == b.value) and same_value(a.slot, a.value, b.value)
         for a, b in shared
     )
 

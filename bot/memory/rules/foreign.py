@@ -6,7 +6,7 @@ cumplidos", "Mon mari says ..."). The rules read English; rather than write ever
 language, these phrases are put into English words on the normalised text (accents folded,
 apostrophes as spaces) and the English rules read the rest. The table is small on purpose: first
 person forms of being, living, age, having no car, a partner's word and the status words, in
-Spanish, Portuguese, French, Italian and German. Anything longer goes to the AI judge when one is
+Spanish, Portuguese, French, Italian, German and Dutch. Anything longer goes to the AI judge when one is
 configured.
 """
 
@@ -18,22 +18,25 @@ from collections.abc import Callable
 # the status and trade words after "I am" (folded: "viúvo" -> "viuvo", "marié" -> "marie")
 _WORDS: dict[str, str] = {
     **dict.fromkeys(("viudo", "viuda", "viuvo", "viuva", "veuf", "veuve", "vedovo", "vedova", "verwitwet",
-                     "witwe", "witwer"), "widowed"),
-    **dict.fromkeys(("casado", "casada", "marie", "mariee", "sposato", "sposata", "verheiratet"), "married"),
-    **dict.fromkeys(("soltero", "soltera", "solteiro", "solteira", "celibataire", "ledig", "nubile"), "single"),
+                     "witwe", "witwer", "weduwe", "weduwnaar"), "widowed"),
+    **dict.fromkeys(("casado", "casada", "marie", "mariee", "sposato", "sposata", "verheiratet", "getrouwd",
+                     "gehuwd"), "married"),
+    **dict.fromkeys(("soltero", "soltera", "solteiro", "solteira", "celibataire", "ledig", "nubile", "vrijgezel"), "single"),
     **dict.fromkeys(("divorciado", "divorciada", "divorce", "divorcee", "divorziato", "divorziata",
-                     "geschieden"), "divorced"),
-    **dict.fromkeys(("comprometido", "comprometida", "fiance", "fiancee", "fidanzato", "fidanzata", "verlobt"),
+                     "geschieden", "gescheiden"), "divorced"),
+    **dict.fromkeys(("comprometido", "comprometida", "fiance", "fiancee", "fidanzato", "fidanzata", "verlobt",
+                     "verloofd"),
                     "engaged"),
     **dict.fromkeys(("jubilado", "jubilada", "aposentado", "aposentada", "retraite", "retraitee", "pensionato",
-                     "pensionata", "in pensione", "rentner", "rentnerin", "pensionista"), "retired"),
+                     "pensionata", "in pensione", "rentner", "rentnerin", "pensionista", "gepensioneerd"), "retired"),
     **dict.fromkeys(("vegano", "vegana", "vegane", "veganer", "veganerin", "vegetalien", "vegetalienne"), "vegan"),
     **dict.fromkeys(("vegetariano", "vegetariana", "vegetarien", "vegetarienne", "vegetarier", "vegetarierin"),
                     "vegetarian"),
     **dict.fromkeys(("enfermero", "enfermera", "enfermeiro", "enfermeira", "infirmier", "infirmiere",
-                     "infermiere", "infermiera", "krankenschwester", "krankenpfleger"), "a nurse"),
+                     "infermiere", "infermiera", "krankenschwester", "krankenpfleger", "verpleegkundige", "verpleegster",
+                     "verpleger"), "a nurse"),
     **dict.fromkeys(("maestro", "maestra", "profesora", "professora", "professeur", "professeure", "enseignant",
-                     "enseignante", "insegnante", "lehrer", "lehrerin"), "a teacher"),
+                     "enseignante", "insegnante", "lehrer", "lehrerin", "leraar", "lerares"), "a teacher"),
     **dict.fromkeys(("estudiante", "estudante", "etudiant", "etudiante", "studente", "studentessa"), "a student"),
     **dict.fromkeys(("abogado", "abogada", "advogado", "advogada", "avocat", "avocate", "avvocato", "avvocata"),
                     "a lawyer"),
@@ -45,37 +48,40 @@ _ALONE = frozenset(w for w in _WORDS if w not in {"divorce", "marie", "fiance", 
 _WORD = "|".join(sorted(_WORDS, key=len, reverse=True))
 _ALONE_WORD = "|".join(sorted(_ALONE, key=len, reverse=True))
 _PARTNERS = {
-    "husband": r"mon mari|mi (?:marido|esposo)|meu marido|mio marito|mein mann",
-    "wife": r"ma femme|mon epouse|mi (?:esposa|mujer)|minha (?:esposa|mulher)|mia moglie|meine frau",
+    "husband": r"mon mari|mi (?:marido|esposo)|meu marido|mio marito|mein mann|mijn man",
+    "wife": r"ma femme|mon epouse|mi (?:esposa|mujer)|minha (?:esposa|mulher)|mia moglie|meine frau|mijn vrouw",
     "boyfriend": r"mi novio|meu namorado|mon copain|il mio ragazzo|mio ragazzo",
     "girlfriend": r"mi novia|minha namorada|ma copine|la mia ragazza|mia ragazza|meine freundin",
 }
 
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     # being: "soy viudo", "sou aposentada", "je suis divorcee", "ich bin verheiratet"
-    (re.compile(rf"(?:^|(?<=[,.!?;:] )|\b(?:yo|eu) )(?:soy|sou|je suis|ich bin|sono|estoy|estou) ({_WORD})\b"),
+    (re.compile(rf"(?:^|(?<=[,.!?;:] )|\b(?:yo|eu) )(?:soy|sou|je suis|ich bin|ik ben|sono|estoy|estou) ({_WORD})\b"),
      lambda m: "i am " + _WORDS[m.group(1)]),
+    # a trade in "-iste" is the English "-ist": "je suis organiste", "je suis dentiste"
+    (re.compile(r"(?:^|(?<=[,.!?;:] ))je suis (?:un |une )?([a-z]{3,})iste\b"), lambda m: f"i am a {m.group(1)}ist"),
     # in an English sentence: "tell it I'm aposentada" (not "I am Marie")
     (re.compile(rf"\bi am ({_ALONE_WORD})\b"), lambda m: "i am " + _WORDS[m.group(1)]),
     # the word alone at a sentence's start: "jubilado desde 2017", "Viuda.", "divorce depuis cinq
     # ans" (a word that is also English only before its language's "since")
-    (re.compile(rf"(?:^|(?<=[.!?;:] ))({_ALONE_WORD})(?= (?:desde|depuis|seit|since|now|ya)\b|[,.!;]|$)"),
+    (re.compile(rf"(?:^|(?<=[.!?;:] ))({_ALONE_WORD})(?= (?:desde|depuis|seit|sinds|since|now|ya)\b|[,.!;]|$)"),
      lambda m: "i am " + _WORDS[m.group(1)]),
-    (re.compile(rf"(?:^|(?<=[.!?;:] ))({_WORD}) (?=(?:desde|depuis|seit)\b)"),
+    (re.compile(rf"(?:^|(?<=[.!?;:] ))({_WORD}) (?=(?:desde|depuis|seit|sinds)\b)"),
      lambda m: "i am " + _WORDS[m.group(1)] + " "),
     # living: "vivo en Bariloche", "moro em Salvador", "j'habite a Curepipe", "abito a Cagliari"
     (re.compile(r"\b(?:(?:yo )?vivo en|(?:eu )?(?:moro|vivo) (?:em|no|na)|j habite(?: a| au| en)?|je vis (?:a|au|en)|"
-                r"(?:io )?(?:abito|vivo) a|ich wohne in|ich lebe in) "), "i live in "),
-    (re.compile(r"\b(?:vivimos en|moramos em|nous habitons(?: a)?|abitiamo a|wir wohnen in) "), "we live in "),
+                r"(?:io )?(?:abito|vivo) a|ich wohne in|ich lebe in|ik woon in) "), "i live in "),
+    (re.compile(r"\b(?:vivimos en|moramos em|nous habitons(?: a)?|abitiamo a|wir wohnen in|wij wonen in|we wonen in) "),
+     "we live in "),
     # age: "tengo 31, recien cumplidos", "j'ai 44 ans", "tenho 52 anos", "ho 38 anni"
-    (re.compile(r"\b(?:(?:yo )?tengo|(?:eu )?tenho|j ai|(?:io )?ho|ich bin) ([1-9]\d)(?: (?:anos|ans|anni|jahre(?: alt)?))?"
-                r"(?:(?=$|[,.!?;])|( (?:y|e|et|und|ya|ja|deja))\b)"),
+    (re.compile(r"\b(?:(?:yo )?tengo|(?:eu )?tenho|j ai|(?:io )?ho|ich bin|ik ben) ([1-9]\d)(?: (?:anos|ans|anni|jahre(?: alt)?|jaar(?: oud)?))?"
+                r"(?:(?=$|[,.!?;])|( (?:y|e|et|und|en|ya|ja|deja))\b)"),
      lambda m: f"i am {m.group(1)}" + (" and" if m.group(2) else "")),
     # their "since": "desde 2017", "depuis cinq ans", "seit 2010"
-    (re.compile(r"\b(?:desde|depuis|seit)\b"), "since"),
+    (re.compile(r"\b(?:desde|depuis|seit|sinds)\b"), "since"),
     # no car: "no tengo auto", "nao tenho carro", "je n'ai pas de voiture", "ich habe kein auto"
     (re.compile(r"\b(?:no tengo (?:auto|coche|carro)|nao tenho carro|je n ai pas de voiture|non ho (?:la )?macchina|"
-                r"ich habe kein auto)\b"), "i have no car"),
+                r"ich habe kein auto|ik heb geen auto)\b"), "i have no car"),
     # years of marriage: "quinze ans de mariage", "30 anos de casados", "58 years since our wedding"
     (re.compile(r"\b([a-z0-9]+) (?:ans de mariage|anos de casad[oa]s|anos de casamento|anos de matrimonio|"
                 r"anni di matrimonio)\b"), "\\1 years married"),
@@ -86,7 +92,8 @@ _LETTERS = re.compile(r"[a-z]+")
 _GATE = frozenset(word.split()[-1] for word in _WORDS) | frozenset(
     "desde depuis seit vivo moro habite vis abito vivimos moramos habitons abitiamo wohne wohnen lebe tengo tenho j ho "
     "bin voiture macchina kein mariage casados casadas casamento matrimonio mari epouse esposa esposo marido mujer "
-    "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin".split()
+    "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin "
+    "ben woon wonen sinds geen man vrouw suis".split()
 )
 
 

@@ -118,7 +118,7 @@ _PASTIME_VERBS = frozenset("have like play hit a an am be m".split())
 _DRINKS = {
     **dict.fromkeys("coffee coffe espresso latte cappuccino americano cortado macchiato mocha "
                     "flatwhite coldbrew doubledouble kopi cafezinho cafecito ristretto frappuccino "
-                    "nescafe folgers longblack kape kaffee kahve koffie".split(), "coffee"),
+                    "nescafe folgers longblack kape kaffee kahve koffie kafe kahawa qahwa gahwa".split(), "coffee"),
     **dict.fromkeys("tea chamomile matcha chai cuppa earlgrey oolong rooibos lipton tetley darjeeling assam "
                     "sencha teh".split(), "tea"),
     # and the beers people name by their brand, from general knowledge (2026-12-04)
@@ -301,6 +301,8 @@ def frame(text: str) -> Frame | None:
         return mine  # "I take my old lab along on the long hauls", "I pay the fees for my small brother"
     if verb == "need" and any(t in _DRINKS for t in toks[i:i + 3]):
         verb, family = "drink", "like"  # "I need coffee with a lot of sugar": drinking it
+    if verb == "take" and any(t in _EVERY_DRINK for t in toks[i:i + 2]):
+        verb, family = "drink", "like"  # "I take my coffee black": drinking it
     if verb in _NOT_FRAMES or not verb.isalpha():
         return None
     if verb == "run" and toks[i:i + 1] == ["on"] and any(t in _DRINKS for t in toks[i + 1:i + 4]):

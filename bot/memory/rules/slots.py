@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -151,6 +151,8 @@ _CAR_ADJECTIVES = (
     r"old|new|trusty|beloved|little|beat up|rusty|work|daily|first|current|faithful|ancient|battered|"
     r"souped up|lifted|beautiful|baby|red|blue|black|white|silver|grey|gray|green|\d{4}|\d{2}|\d+ year old"
 )
+# the adjectives that are words (not a year): they alone may open a car said as a fragment
+_CAR_WORD_ADJECTIVES = "|".join(word for word in _CAR_ADJECTIVES.split("|") if word.replace(" ", "").isalpha())
 # models that are also common words ("golf", "polo"), read as a car only after a disposal:
 # "we sold the polo, bikes only now" (not "sold my golf clubs")
 _DISPOSED_MODELS = (
@@ -266,7 +268,7 @@ PROFESSIONS: frozenset[str] = frozenset(
     cop comedian magician dj chauffeur pa secretary teller underwriter webmaster
     dev coder tech technologist exec executive admin cna emt lpn medic temp sommelier
     stylist masseuse masseur doula notary pharmacist seamstress carer nurseryman
-    cpa swe sre dds dvm np crna rt pt ot csr deckhand postdoc
+    cpa swe sre dds dvm np crna rt pt ot csr deckhand postdoc printer bookbinder concierge
     """.split()
 )
 """A modest general list of common professions (head nouns)."""
@@ -304,7 +306,7 @@ NOT_JOBS: frozenset[str] = frozenset(
     corner letter weather dinner flower tower power finger beer deer career computer burger
     monster tiger river silver butter cancer order matter sweater shower soccer poker cover
     center centre liver tender spider ladder hamster lobster oyster danger thunder
-    lavender burner better printer charger cooler freezer blender toaster shoulder ginger
+    lavender burner better charger cooler freezer blender toaster shoulder ginger
     timber lumber heater boulder sticker poster folder binder marker eraser scooter
     after over under ever never other another either neither together whatever however whenever
     wherever rather further later earlier older younger longer shorter bigger smaller harder easier
@@ -377,7 +379,7 @@ def is_profession(phrase: str) -> bool:
     if head == "rn" and (words[0].endswith("ing") or (len(words) > 1 and words[-2] in _NOT_RN)):
         return False  # "doing keto rn", "single rn": right now, not a nurse
     head_lemma = lemma(head)
-    professional = "professional" in mods or "pro" in mods
+    professional = bool(mods & {"professional", "pro", "commercial"})
     if mods & _HOBBY_ADJECTIVES and not professional:
         return False
     last_two = " ".join(words[-2:])
@@ -464,7 +466,7 @@ _JOB_VALUES: tuple[tuple[str, str], ...] = (
     (r"^(?:none|unemployed|jobless|between jobs|out of work|job hunting|job searching|job|work|"
      r"employment|laid off|fired|let go|made redundant)$", "none"),
     # the work said as a verb is its profession: "I teach at a high school"
-    (r"^(?:teach|teaching)$", "teacher"),
+    (r"^(?:teach|teaching)\b", "teacher"),  # the subject is detail: "teach english", "teach maths"
     (r"^nursing$", "nurse"),
     # a pensioner, a retiree and an OAP are retired (one value: "I'm a pensioner now" after
     # "retired after 35 years at the post office" is the same)
@@ -617,7 +619,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"(?:at|with) (?!(?:a |an |the |my )?(?:new )?(?:school|college|university|uni|class|classes|"
             rf"course|team|gym|club|group|therapist|coach)\b)(?!(?:{NUM}|\d+|dawn|dusk|noon|midnight|sunrise|"
             rf"sunset|once|zero|minus|below)\b)(?P<value>[^,;]+)",
-            (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>[a-z ]+)",
+            (rf"{S}{A}(?:am|have been|am now|became|have become) (?:a|an) (?P<value>(?:(?:grade|year|form|class|"
+             rf"standard|key stage) \d{{1,2}} )?[a-z ]+)",
              is_profession),
             # the job one speaks as: "as staff nurse I barely got to drink water", "in the ER as a
             # nurse, ratio is 1:20" (not a costume or a role played: "dressed up as a nurse")
@@ -747,9 +750,11 @@ SLOTS: dict[str, SlotRule] = {
             rf"\bi am (?:in charge of|responsible for|the head of|head of) (?P<value>[a-z ]+?) "
             rf"(?:at|for|in) (?:a|an|the|[a-z]+) (?:[a-z]+ ){{0,2}}?{WORKPLACES}\b",
             rf"{S}{A}(?:manage|run|own) (?:a|an|the|my|our) (?:[a-z]+ ){{0,2}}?(?P<value>{WORKPLACES})\b",
-            (rf"\bi am the (?P<value>[a-z ]+?)(?= (?:at|for|in|of) )", is_profession),
+            # (a workplace after it: "I'm the only staff nurse on the floor"; not "which is rude because
+            # I'm literally the teacher", said inside a story about one's sister)
+            (rf"\bi am the (?:only |sole |lone |one )?(?P<value>[a-z ]+?)(?= (?:at|for|in|of|on) )", is_profession),
             # a chat greeting that names the job: "Nurse here, twelve hour shifts are rough."
-            (r"^(?P<value>[a-z]+(?: [a-z]+){0,3}?) here(?=$|[,.!;:]| and\b| but\b)", is_profession),
+            (r"^(?P<value>[a-z]+(?: (?:[a-z]+|\d{1,2}(?= [a-z]))){0,3}?) here(?=$|[,.!;:]| and\b| but\b)", is_profession),
             # a stay-at-home parent said alone: "Stay-at-home mom to the chaos."
             r"^(?:(?:proud|happily|full time) )?(?P<value>stay at home (?:mom|mum|dad|parent|mother|father))\b",
             # the workplace first: "The bakery on Main Street is where I work"
@@ -766,7 +771,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"prayed|campaign|campaigned|ran|run|running)\b)(?P<value>[a-z]+(?: [a-z]+){{0,2}}?) for the (?:city|county|"
             rf"state|government|council|union|district|school district|federal government)\b",
             (rf"(?:{S}{A}(?:drive|am driving|have been driving|have driven)|^(?:been )?driving) "
-             rf"(?:(?:a|an|the) )?{WORK_VEHICLE_LEAD}(?:{WORK_VEHICLES})\b", "driver"),
+             rf"(?:(?:a|an|the) )?{WORK_VEHICLE_LEAD}(?:{WORK_VEHICLES})(?:e?s)?\b", "driver"),
             # driving for an app: "I drive for Uber", "I am driving Ola cab since 2014"
             (rf"(?:{S}{A}(?:drive|drove|am driving|have been driving|have driven|do)|^(?:been )?driving) "
              rf"(?:for |with )?(?:an? )?(?:uber|lyft|ola|grab|bolt|didi|careem|gojek|indrive|yandex taxi)\b", "driver"),
@@ -818,7 +823,7 @@ SLOTS: dict[str, SlotRule] = {
         skip_if=r"\b(?:also|as well|on the side|side job|side hustle|second job|supplement)\b",
         reject_values=(
             r"^(?:(?:my|the|our) )?(?:garden|yard|spare time|free time|evenings?|mornings?|"
-            r"weekends?|nights?|home|myself on|a team|a group|progress)\b"
+            r"weekends?|nights?(?! (?:nurse|porter|guard|manager|watchman|clerk|editor|auditor|receptionist)\b)|home|myself on|a team|a group|progress)\b"
             # "this is what i do for a living": the job is said elsewhere, not "do"
             r"|^(?:do|did|does|what i do)\s*$"
             # "nobody at the shop knew": no one's job
@@ -863,8 +868,14 @@ SLOTS: dict[str, SlotRule] = {
             r"(?:[a-z0-9]+ ){0,3}?(?:years?|months?|decades?|ages|a while|a long time)|since (?:\d{4}|"
             r"i was|we were|childhood))\b",
             # settling, going back home: "We settled in Denver", "I moved back home to Ohio"
-            rf"{S}{A}(?:settled|have settled|settled down|have settled down) (?:down )?(?:in|on|near) "
-            rf"(?P<value>[^,;]+)",
+            rf"{S}{A}(?:settled|have settled|settled down|have settled down|dropped anchor|have dropped anchor)"
+            rf"(?: down| for good)? (?:in|on|near) (?P<value>[^,;]+)",
+            # the years first, the verb as a fragment: "6 yrs living in Doha and still not used to it"
+            rf"^(?:for )?(?:{NUM}|a few|a couple of|many|so many) (?:years?|yrs?|decades?|months?) (?:now )?"
+            rf"(?:living|based|settled|residing) (?:in|on) (?P<value>[^,;]+)",
+            # back for good: "I came back to Sarajevo in '96 and never left again"
+            (rf"{S}{A}(?:came|went|got|moved) (?:back|home) to (?P<value>[a-z][a-z ]{{1,30}}?)(?=$|[,.!;]| in\b| after\b| and\b| for good\b)"
+             rf"(?=.*\b(?:never (?:left|looked back|moved)|for good|to stay)\b)", _is_place),
             rf"{S}{A}(?:moved|have moved|went|came|am moving) back home to (?P<value>[^,;]+)",
             # a new start somewhere: "I packed up the truck and started over in Bozeman"
             rf"{S}{A}(?:started over|started afresh|started again|started a new life|made a new life|"
@@ -919,6 +930,13 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.;!])",
             (r"^(?P<value>[a-z][a-z ]{1,30}?) is (?:my|our) (?:city|town|home|home now|home these days)\b",
              _is_place),
+            # the "'s" of "is" (dropped once normalised): "Nuku'alofa's home", and the city then "that's
+            # home" / "my whole life": "Quimper, that's home", "iqaluit my whole life except college"
+            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?) (?:s )?(?:(?:my|our) )?home(?: sweet home)?(?=$|[,.!;])",
+             _is_place),
+            (r"^(?P<value>[a-z][a-z ]{1,30}?),? (?:that|this|it) is (?:(?:my|our) )?home\b", _is_place),
+            (r"^(?P<value>[a-z][a-z ]{1,30}?),? (?:(?:for )?(?:all )?my (?:whole |entire )?life|all my life|since birth|"
+             r"since i was born)\b", _is_place),
             r"\bhome base (?:is|=) (?P<value>[^,;]+)",
             (r"\bhere in (?!.*\b(?:for the weekend|on holiday|on vacation|visiting|trip|this week only|"
              r"for work|for a conference|for a wedding)\b)(?P<value>[a-z]+(?: [a-z]+){0,2})", _names_one_place),
@@ -1097,8 +1115,12 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "car": SlotRule(
         patterns=(
-            rf"{S}{A}(?:drive|am driving|have been driving|now drive) (?:a|an|the|my|our|di|me) "
-            rf"(?P<value>[^,;]+)",
+            rf"{S}{A}(?:drive|am driving|have been driving|now drive|continue to drive|keep driving) "
+            rf"(?:a|an|the|my|our|di|me) (?P<value>[^,;]+)",
+            # the car as a fragment, an adjective or an article before it: "An old Golf.", "old
+            # Hilux out front, salt's eaten half the tray", "old Land Rover Defender, held together"
+            rf"^(?:i (?:am|have) )?(?:(?:a|an|my|our|the) )?(?:(?:{_CAR_WORD_ADJECTIVES}) ){{1,2}}(?P<value>(?:(?:{CAR_BRANDS}) )?"
+            rf"(?:{CAR_NAMES}|{_DISPOSED_MODELS})(?: (?:{CAR_NAMES}))?|{CAR_BRANDS}(?: [a-z0-9]+)?)(?=$|[,.!]| out front\b| in the drive)",
             # "the car which I drive is an old Golf from VW"
             rf"\bthe (?:car|vehicle) (?:which |that )?(?:i|we) (?:drive|have|own) (?:now |these days )?is (?:a |an )?"
             rf"(?P<value>[^,;.]+)",
@@ -1123,7 +1145,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"have bought|ride|picked up|just picked up|drove home) (?:a|an|my|our|the) "
             rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
             rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
-            rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES})\b",
+            rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES}|{CAR_NAMES})\b",
             # one's car named by its make or model: "my honda civic has over 200k miles", "my f150"
             # (not after a disposal: "I sold my honda civic" is no car, below)
             rf"(?<!sold )(?<!sell )(?<!of )(?<!totaled )(?<!totalled )(?<!wrecked )(?<!scrapped )"
@@ -1139,8 +1161,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"have a car|owned a car|had a car|got a car|have (?:a )?(?:driving )?licen[cs]e)\b"
             # (not "can't drive without one", "never drive after dark", "don't drive to work")
             rf"(?! (?:without|after|at night|in the|to|into|on the|much|far|fast|anymore unless)\b)",
-            rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have a|do not own a|have not got "
-            rf"any|do not have any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
+            rf"{S}{A}(?P<neg>have no|own no|have not got a|do not have(?: a| any)?|do not own(?: a| any)?|have not got "
+            rf"any|do not need a|have never had a) (?:car|vehicle|wheels)\b",
             r"(?:^|, |\band |\bbut )(?P<neg>no) (?:car|vehicle)\b",  # "I bike everywhere, no car"
             # "I am the owner of a Geely Atlas", "proud owner of a 2012 hilux"
             rf"(?:{S}{A}am |^)(?:the |a )?(?:proud |happy |new |lucky )?owner of (?:a |an )?(?:\d{{4}} )?"
@@ -1152,7 +1174,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"\bit is (?:a |an )?(?:(?:{_CAR_ADJECTIVES}) ){{0,2}}(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})"
             rf"(?: (?!now\b)[a-z0-9]+)?) now\b",
             # how one always gets about, when it is not a car: "I take the train everywhere"
-            (rf"{S}{A}(?:take|ride|use|catch|get) (?:the |a )?{TRANSIT} everywhere\b", "none"),
+            (rf"{S}{A}(?:take|ride|use|catch|get|go with|go by|go on) (?:the |a )?{TRANSIT} everywhere\b", "none"),
             (rf"{S}{A}(?:walk|bike|cycle|bicycle|skate|scooter) everywhere\b", "none"),
             (rf"{S}{A}get (?:around|about) (?:by|on) (?:foot|{TRANSIT})\b", "none"),
         ),
@@ -1175,6 +1197,11 @@ SLOTS: dict[str, SlotRule] = {
             # a named eating plan one does: "Doing keto, about a year in now.", "i'm on paleo"
             rf"{S}{A}(?:am |have been )?(?:doing|on|trying|following|started|eating) (?:the )?"
             rf"(?P<value>keto|paleo|whole30|atkins|low carb)\b",
+            # nothing from animals, said as what is left out: "No meat, no dairy, no eggs."
+            (r"(?:^|, |\band )no meat,? (?:and )?no (?:dairy|eggs?|animal products)\b", "vegan"),
+            # what one gave up, said first: "Meat is something I gave up years ago"
+            (r"(?:^|, |\band )(?:meat|red meat) is (?:something|one thing|what) (?:i|we) (?:gave up|have given up|quit|"
+             r"stopped eating|do not eat|never eat|cut out)\b", "vegetarian"),
             # fish but no meat: "I don't eat meat but I do eat fish"
             (rf"{S}{A}(?:do not|no longer|never|can not) eat (?:any )?(?:red )?meat,? (?:but|except|"
              rf"apart from|other than) (?:i )?(?:do |still |will )?(?:eat )?(?:fish|seafood)\b", "pescatarian"),
@@ -1734,7 +1761,8 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
     if trip is False and _bare_place(sentence):
         return "i live in " + sentence
     phrase = _BARE_NOUN_PHRASE.match(sentence)
-    if phrase and is_profession(phrase.group(0)):
+    # (no article inside: "finally got a ranger" is a car bought, not a job's name)
+    if phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and is_profession(phrase.group(0)):
         return "i am a " + sentence
     phrase = _NOUN_PHRASE_FIRST.match(sentence)
     if (phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and _listed_profession(phrase.group(0))
@@ -2085,6 +2113,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
                 and (loss.group("who") in names(text) and not loss.group(0).startswith("lost")
                      or _MISSED.search(norm))):
             found = (*found, SlotMatch("relationship", "widowed", hint=False, position=loss.start()))
+    found = _widowed_after(found, norm)
     if _POINTED_HOME.search(norm) and not any(match.slot == "residence" for match in found):
         cities = set(places_in(norm))
         if len(cities) == 1:
@@ -2108,6 +2137,21 @@ _NOT_NAMES = frozenset({"he", "she", "it", "they", "then", "that", "this", "time
                         "a", "an", "work", "job", "business", "company", "phone", "car", "house", "plant", "garden"})
 _NOT_A_PARTNER = re.compile(r"\b(?:dog|cat|puppy|kitten|horse|pony|parrot|bird|rabbit|hamster|goldfish|pet|budgie|tortoise|"
                          r"dad|mum|mom|father|mother|brother|sister|son|daughter|grandma|grandpa|granny|nan)s?\b")
+
+
+# the partner of a marriage just told of, dead since: "Emir and I married in '85 ... He died four
+# years ago" (no one else named who could have died: not "my dad died")
+_PARTNER_DIED = re.compile(r"\b(?:he|she) (?:died|passed|passed away|was taken from (?:me|us))\b(?! (?:out|on|the|a|an|by|me|him|her)\b)")
+
+
+def _widowed_after(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, ...]:
+    """A marriage told and then the partner's death is a widow's status, not a married one."""
+    for index, match in enumerate(found):
+        if match.slot == "relationship" and match.value == "married" and not match.hint:
+            died = _PARTNER_DIED.search(norm, match.position)
+            if died is not None and not _NOT_A_PARTNER.search(norm):
+                return (*found[:index], replace(match, value="widowed", position=died.start()), *found[index + 1:])
+    return found
 
 
 # a home told by pointing at the one town the message names: "Tirana at dusk ... remember this is

@@ -263,6 +263,10 @@ CONSUMED = [
     ("i could eat ramen every day.", "i love ramen."),
     ("I like trying local ciders.", "i drink cider in the summer."),
     ("i have a son who is in second grade.", "i have a son."),  # less said of the same child
+    # taking one's coffee some way is drinking it; "don't @ me" denies nothing (eighteenth pass)
+    ("coffee, so much coffee, every night shift", "I take my coffee black with two sugars"),
+    ("I drink tea all day", "tea is the best, don't @ me"),
+    ("I need my kahawa before anything", "coffee every morning at six"),
 ]
 
 
