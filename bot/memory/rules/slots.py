@@ -1760,6 +1760,8 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
         return "i am " + sentence
     if trip is False and _bare_place(sentence):
         return "i live in " + sentence
+    if sentence.startswith(("being a ", "being an ")):
+        return "i am " + sentence[len("being "):]  # "Being a vet in this city is never boring"
     phrase = _BARE_NOUN_PHRASE.match(sentence)
     # (no article inside: "finally got a ranger" is a car bought, not a job's name)
     if phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and is_profession(phrase.group(0)):

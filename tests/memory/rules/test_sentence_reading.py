@@ -1210,6 +1210,7 @@ NINETEENTH_READ = [
     ("I'm the only night nurse on the ward this week", "job", "night nurse"),
     ("I'm a printer, posters and wedding invitations mostly", "job", "printer"),
     ("I am a bookbinder, leather and thread all day", "job", "bookbinder"),
+    ("Long day of stitching up tomcats. Being a vet in this town is never dull.", "job", None),
     ("Commercial fisherman, out before dawn most days", "job", "commercial fisherman"),
     ("I drive trams on the number 9 line", "job", "driver"),
     ("An old Polo. Rattles on every corner.", "car", "polo"),
