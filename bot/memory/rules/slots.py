@@ -269,6 +269,8 @@ PROFESSIONS: frozenset[str] = frozenset(
     dev coder tech technologist exec executive admin cna emt lpn medic temp sommelier
     stylist masseuse masseur doula notary pharmacist seamstress carer nurseryman
     cpa swe sre dds dvm np crna rt pt ot csr deckhand postdoc printer bookbinder concierge
+    weaver forester roofer bricklayer labourer laborer porter decorator upholsterer joiner scaffolder
+    potter brewer grocer dressmaker milliner cobbler blacksmith
     """.split()
 )
 """A modest general list of common professions (head nouns)."""
@@ -1764,7 +1766,8 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
         return "i am " + sentence[len("being "):]  # "Being a vet in this city is never boring"
     phrase = _BARE_NOUN_PHRASE.match(sentence)
     # (no article inside: "finally got a ranger" is a car bought, not a job's name)
-    if phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and is_profession(phrase.group(0)):
+    if (phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and is_profession(phrase.group(0))
+            and (" " in phrase.group(0) or _one_word_trade(phrase.group(0)))):
         return "i am a " + sentence
     phrase = _NOUN_PHRASE_FIRST.match(sentence)
     if (phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and _listed_profession(phrase.group(0))
@@ -1923,6 +1926,8 @@ _JOB_NOTE = re.compile(
     r"([a-z]+(?: [a-z]+){0,2}?)"
     r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
 )
+# what names the words before it a job, whatever they are: "Scheidsrechter, that's my job"
+_SAID_A_JOB = re.compile(r"(?:,? (?:that is|is|thats) (?:my|the) (?:job|trade|work|profession)| by trade)\b")
 # "fav", "fave": favourite
 _FAV = re.compile(r"\bfave?\b")
 # "my favorite" said without "my": "favorite book is pride and prejudice"
@@ -2096,7 +2101,8 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     for pattern, replacement in _NOTE_REWRITES:
         norm = pattern.sub(replacement, norm)
     job = _JOB_NOTE.match(norm)
-    if job is not None and is_profession(job.group(1)):
+    if job is not None and is_profession(job.group(1)) and (
+            " " in job.group(1) or _one_word_trade(job.group(1)) or _SAID_A_JOB.match(norm, job.end())):
         norm = f"i am a {job.group(1)}{norm[job.end():]}"
     for pattern, replacement in _FAVOURITE_REWRITES:
         norm = pattern.sub(replacement, norm)
@@ -2351,6 +2357,17 @@ def _deeds_table() -> tuple[re.Pattern[str] | None, tuple[tuple[re.Pattern[str],
 
 
 _ANY_DEED, _TABLE_DEEDS = _deeds_table()
+_DEED_TRADES = frozenset(job for _, job in _TABLE_DEEDS)
+# the suffixes that make a word a trade whatever its stem ("orthoptist", "phlebotomist"); "-er" and
+# "-or" alone also end names and things ("Heather.", "Jupiter.", "Kotor.")
+_TRADE_SUFFIXES = ("ist", "ician", "ologist", "grapher", "eer")
+
+
+def _one_word_trade(word: str) -> bool:
+    """Whether a word said alone ("Plasterer.", "Orthoptist.") is a trade: a listed profession, a
+    trade of deeds.json, or a word with a suffix that only trades have."""
+    return (_listed_profession(word) or word in _DEED_TRADES or lemma(word) in _DEED_TRADES
+            or word.endswith(_TRADE_SUFFIXES) and word not in NOT_JOBS)
 
 
 def deed_professions(text: str) -> frozenset[str]:

@@ -1210,6 +1210,9 @@ NINETEENTH_READ = [
     ("I'm the only night nurse on the ward this week", "job", "night nurse"),
     ("I'm a printer, posters and wedding invitations mostly", "job", "printer"),
     ("I am a bookbinder, leather and thread all day", "job", "bookbinder"),
+    ("Plasterer.", "job", "plasterer"),  # a trade of deeds.json, said alone
+    ("Orthoptist. Eyes all day.", "job", "orthoptist"),  # a suffix only trades have
+    ("Stukadoor, that's my job, walls and ceilings", "job", "stukadoor"),  # a word named a job
     ("Long day of stitching up tomcats. Being a vet in this town is never dull.", "job", None),
     ("Commercial fisherman, out before dawn most days", "job", "commercial fisherman"),
     ("I drive trams on the number 9 line", "job", "driver"),
@@ -1235,6 +1238,11 @@ NINETEENTH_NOT_READ = [
     ("I'm the only one who knows the wifi password", "job"),
     ("I *love* my job", "job"),
     ("Finally got a Ranger! The tray fits all my tools", "job"),  # a car bought, no park ranger
+    # a name or a thing said alone is no trade by its "-er" or "-or" ("Heather." had stored a job)
+    ("Heather.", "job"),
+    ("Jupiter. Saw it through the telescope last night.", "job"),
+    ("Mostar. Lovely, they say, until the coaches arrive.", "job"),
+    ("Esther, my grandmother", "job"),
 ]
 NINETEENTH_PAIRS = [
     ("my boyfiend *boyfriend is cooking tonight", "I'm in a relationship", VERDICT_SAME),
