@@ -1212,7 +1212,7 @@ NINETEENTH_READ = [
     ("I am a bookbinder, leather and thread all day", "job", "bookbinder"),
     ("Plasterer.", "job", "plasterer"),  # a trade of deeds.json, said alone
     ("Orthoptist. Eyes all day.", "job", "orthoptist"),  # a suffix only trades have
-    ("Stukadoor, that's my job, walls and ceilings", "job", "stukadoor"),  # a word named a job
+    ("Loodgieter, that's my job, leaks and boilers", "job", "loodgieter"),  # a word named a job
     ("Long day of stitching up tomcats. Being a vet in this town is never dull.", "job", None),
     ("Commercial fisherman, out before dawn most days", "job", "commercial fisherman"),
     ("I drive trams on the number 9 line", "job", "driver"),
