@@ -898,7 +898,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:spend|are spending|am spending) (?:my|our) days (?:in|on|at|by) (?P<value>[^,;]+?)"
             r" (?:now|these days|nowadays|year round|all year)\b",
             # the value first: "Berlin is where I live now", "Dublin is home", "Rome is my home"
-            r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|been|was|will be)"
+            r"(?:^|, |\band |\bbut )(?!(?:(?:and |but )?(?:now|so|then) )?(?:it|this|that|there)\b)(?:(?:now|and now|but now) )?(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|been|was|will be)"
             r" (?:now |still |currently |finally )?(?:where (?:i|we) (?:now )?(?:live|am living|"
             r"are living|reside|am based|are based|call home|have lived|have been living|stay)|"
             r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
@@ -1798,7 +1798,8 @@ _ARTICLE_FIRST = re.compile(r"(?:a|an|the|my|our|old|new|an old|a new)\b")
 
 # what a town named alone is said to be after it: "Penzance. All my life."
 _LIFELONG = re.compile(r"(?:all my life|my whole life|whole life|since birth|since i was born|born (?:and|n) "
-                       r"(?:raised|bred)|always have been|always been|home|home sweet home|that is home)"
+                       r"(?:raised|bred)(?: and (?:never leaving|still here|never left|proud))?|always have been|"
+                       r"always been|home|home sweet home|that is home)"
                        r"(?: (?:lol|haha|tbh|really|honestly))?")
 
 
@@ -2166,7 +2167,9 @@ def _widowed_after(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, 
 # the city where I live", "Ludhiana traffic today ... where else would I live, it's home"
 _POINTED_HOME = re.compile(
     r"\bthis is (?:the|my) (?:city|town|village|place) (?:where )?(?:i|we) (?:live|call home|belong)\b|"
-    r"\bthis (?:city|town|village) is (?:my |our )?home\b|\bwhere else would (?:i|we) live\b|\bthis is home\b"
+    r"\bthis (?:city|town|village) is (?:my |our )?home\b|\bwhere else would (?:i|we) live\b|\bthis is home\b|"
+    # "Freetown has changed so much ... Still, it's home and I never left"
+    r"\bit is (?:still )?(?:my |our )?home\b(?! (?:made|time|grown|cooked|for|to|from|with|alone|soon)\b)"
 )
 
 

@@ -1205,6 +1205,8 @@ NINETEENTH_READ = [
     ("Dropped anchor in Valletta for good after thirty years at sea", "residence", "valletta"),
     ("We came back to Mostar in 2001 and never left again", "residence", "mostar"),
     ("I live in Vilnus *Vilnius, typing on a bus", "residence", "vilnius"),
+    ("Tartu has changed so much since the nineties. Still, it's home and I never left.", "residence", "tartu"),
+    ("Brisbane. Born and bred and never leaving!!", "residence", "brisbane"),
     ("Year 3 teacher here, and the glue sticks never last", "job", "year 3 teacher"),
     ("I'm a grade 6 teacher at a village school", "job", "grade 6 teacher at a village school"),
     ("I'm the only night nurse on the ward this week", "job", "night nurse"),
@@ -1239,6 +1241,9 @@ NINETEENTH_NOT_READ = [
     ("I *love* my job", "job"),
     ("Finally got a Ranger! The tray fits all my tools", "job"),  # a car bought, no park ranger
     # a name or a thing said alone is no trade by its "-er" or "-or" ("Heather." had stored a job)
+    # "now it's home for me" after a trip is going home, and "now it" no town
+    ("Lisbon trip was fun, now it's home for me, back to work", "residence"),
+    ("Went to Paris last week. It's home time now.", "residence"),
     ("Heather.", "job"),
     ("Jupiter. Saw it through the telescope last night.", "job"),
     ("Mostar. Lovely, they say, until the coaches arrive.", "job"),
