@@ -2370,7 +2370,13 @@ def _one_word_trade(word: str) -> bool:
     """Whether a word said alone ("Plasterer.", "Orthoptist.") is a trade: a listed profession, a
     trade of deeds.json, or a word with a suffix that only trades have."""
     return (_listed_profession(word) or word in _DEED_TRADES or lemma(word) in _DEED_TRADES
-            or word.endswith(_TRADE_SUFFIXES) and word not in NOT_JOBS)
+            or word.endswith(_TRADE_SUFFIXES) and word not in NOT_JOBS
+            or any(word.endswith(trade) and len(word) > len(trade) for trade in _COMPOUND_HEADS))
+
+
+# a listed trade at the end of a longer word is a trade too ("schoolteacher", "firefighter"), as in
+# is_profession
+_COMPOUND_HEADS = tuple(word for word in PROFESSIONS if len(word) >= 4)
 
 
 def deed_professions(text: str) -> frozenset[str]:

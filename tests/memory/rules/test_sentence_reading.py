@@ -1213,6 +1213,7 @@ NINETEENTH_READ = [
     ("I'm a printer, posters and wedding invitations mostly", "job", "printer"),
     ("I am a bookbinder, leather and thread all day", "job", "bookbinder"),
     ("Plasterer.", "job", "plasterer"),  # a trade of deeds.json, said alone
+    ("Schoolteacher. Year 2.", "job", "schoolteacher"),  # a listed trade at the end of a longer word
     ("Orthoptist. Eyes all day.", "job", "orthoptist"),  # a suffix only trades have
     ("Loodgieter, that's my job, leaks and boilers", "job", "loodgieter"),  # a word named a job
     ("Long day of stitching up tomcats. Being a vet in this town is never dull.", "job", None),
