@@ -134,6 +134,7 @@ def _line_break(match: re.Match[str]) -> str:
 # "finaly got a Land Cruiser *finally"); not "*word*" (emphasis) nor a bullet ("* item")
 _CORRECTION = re.compile(r"(?:(?<=\s)|^)\*([^\W\d_][\w']*)(?![\w']*\*)")
 _CORRECTION_REACH = 6  # words back a correction may reach
+_CLOSING_STAR = re.compile(r"[^\W_]\*")
 
 
 def _corrected(text: str) -> str:
@@ -146,13 +147,17 @@ def _corrected(text: str) -> str:
     """
     from difflib import SequenceMatcher  # noqa: PLC0415 (only a text with a correction needs it)
 
-    while (found := _CORRECTION.search(text)) is not None:
+    start_at = 0
+    while (found := _CORRECTION.search(text, start_at)) is not None:
         word = found.group(1)
         before = text[:found.start()].rstrip()
-        spans = [m.span() for m in re.finditer(r"[^\W\d_][\w']*", before)][-_CORRECTION_REACH:]
         rest = text[found.end():]
+        if _CLOSING_STAR.search(rest):  # "I *really love* it": emphasis of several words
+            start_at = found.end()
+            continue
+        spans = [m.span() for m in re.finditer(r"[^\W\d_][\w']*", before)][-_CORRECTION_REACH:]
         if not spans:
-            text = word + rest
+            text = (before + " " if before else "") + word + rest
             continue
         scored = [(SequenceMatcher(None, before[a:b], word).ratio(), a, b) for a, b in spans]
         best = max(scored, key=lambda item: (item[0], item[1]))

@@ -64,6 +64,8 @@ from bot.memory.rules.text import (
         ("I *love* it", "i *love* it"),
         ("* item one", "* item one"),
         ("5 * 3 and a*b", "5 * 3 and a*b"),
+        ("I *really love* it", "i *really love* it"),
+        ("12 *English", "12 english"),
     ],
 )
 def test_normalise(text: str, expected: str) -> None:
