@@ -93,7 +93,7 @@ _GATE = frozenset(word.split()[-1] for word in _WORDS) | frozenset(
     "desde depuis seit vivo moro habite vis abito vivimos moramos habitons abitiamo wohne wohnen lebe tengo tenho j ho "
     "bin voiture macchina kein mariage casados casadas casamento matrimonio mari epouse esposa esposo marido mujer "
     "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin "
-    "ben woon wonen sinds geen man vrouw suis".split()
+    "ik wonen sinds mijn suis".split()
 )
 
 

@@ -274,6 +274,8 @@ PROFESSIONS: frozenset[str] = frozenset(
     """.split()
 )
 """A modest general list of common professions (head nouns)."""
+# a listed trade at the end of a longer word is a trade too ("schoolteacher", "firefighter")
+_COMPOUND_HEADS = tuple(word for word in PROFESSIONS if len(word) >= 4)
 
 NOT_JOBS: frozenset[str] = frozenset(
     """
@@ -389,7 +391,7 @@ def is_profession(phrase: str) -> bool:
         return professional and head_lemma not in {"fan", "lover", "enthusiast", "student"}
     if head_lemma in PROFESSIONS or head in PROFESSIONS or head in _JOB_SYNONYMS:
         return True
-    if any(head.endswith(word) for word in PROFESSIONS if len(word) >= 4):
+    if head.endswith(_COMPOUND_HEADS):
         return True  # compounds: "schoolteacher", "firefighter"
     if any(head.endswith(word) for word in NOT_JOBS if len(word) >= 4):
         return False  # compounds: "homeowner", "stepmother"
@@ -932,9 +934,9 @@ SLOTS: dict[str, SlotRule] = {
             r"(?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.;!])",
             (r"^(?P<value>[a-z][a-z ]{1,30}?) is (?:my|our) (?:city|town|home|home now|home these days)\b",
              _is_place),
-            # the "'s" of "is" (dropped once normalised): "Nuku'alofa's home", and the city then "that's
-            # home" / "my whole life": "Quimper, that's home", "iqaluit my whole life except college"
-            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?) (?:s )?(?:(?:my|our) )?home(?: sweet home)?(?=$|[,.!;])",
+            # "Nuku'alofa's home" (its "'s" is gone once normalised), and the city then "that's home" /
+            # "my whole life": "Quimper, that's home", "iqaluit my whole life except college"
+            (r"(?:^|, |\band |\bbut )(?P<value>[a-z][a-z ]{1,30}?) (?:(?:my|our) )?home(?: sweet home)?(?=$|[,.!;])",
              _is_place),
             (r"^(?P<value>[a-z][a-z ]{1,30}?),? (?:that|this|it) is (?:(?:my|our) )?home\b", _is_place),
             (r"^(?P<value>[a-z][a-z ]{1,30}?),? (?:(?:for )?(?:all )?my (?:whole |entire )?life|all my life|since birth|"
@@ -2150,7 +2152,7 @@ _NOT_A_PARTNER = re.compile(r"\b(?:dog|cat|puppy|kitten|horse|pony|parrot|bird|r
 
 # the partner of a marriage just told of, dead since: "Emir and I married in '85 ... He died four
 # years ago" (no one else named who could have died: not "my dad died")
-_PARTNER_DIED = re.compile(r"\b(?:he|she) (?:died|passed|passed away|was taken from (?:me|us))\b(?! (?:out|on|the|a|an|by|me|him|her)\b)")
+_PARTNER_DIED = re.compile(rf"\b(?:he|she) (?:{_PASSED}|was taken from (?:me|us)\b)")
 
 
 def _widowed_after(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, ...]:
@@ -2371,12 +2373,7 @@ def _one_word_trade(word: str) -> bool:
     trade of deeds.json, or a word with a suffix that only trades have."""
     return (_listed_profession(word) or word in _DEED_TRADES or lemma(word) in _DEED_TRADES
             or word.endswith(_TRADE_SUFFIXES) and word not in NOT_JOBS
-            or any(word.endswith(trade) and len(word) > len(trade) for trade in _COMPOUND_HEADS))
-
-
-# a listed trade at the end of a longer word is a trade too ("schoolteacher", "firefighter"), as in
-# is_profession
-_COMPOUND_HEADS = tuple(word for word in PROFESSIONS if len(word) >= 4)
+            or word.endswith(_COMPOUND_HEADS))
 
 
 def deed_professions(text: str) -> frozenset[str]:

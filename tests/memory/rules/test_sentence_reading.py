@@ -1239,7 +1239,6 @@ NINETEENTH_NOT_READ = [
     ("Sarah's home from uni this weekend", "residence"),
     ("I came back to Rome last week, what a trip", "residence"),
     ("I'm the only one who knows the wifi password", "job"),
-    ("I *love* my job", "job"),
     ("Finally got a Ranger! The tray fits all my tools", "job"),  # a car bought, no park ranger
     # a name or a thing said alone is no trade by its "-er" or "-or" ("Heather." had stored a job)
     # "now it's home for me" after a trip is going home, and "now it" no town
