@@ -78,6 +78,7 @@ from bot.memory.rules.text import (
     number_values,
     numbers,
     tokens,
+    without_lead_in,
 )
 
 __all__ = [
@@ -189,7 +190,8 @@ class ChangeCue:
 
 CHANGE_WORDING: tuple[ChangeCue, ...] = (
     # leaving the old thing: the object names it
-    ChangeCue(r"\b(?:sold|sell|selling)\b", "after"),
+    # (not "sell" alone: "I sell fish by the bay every morning" is a trade, not a sale)
+    ChangeCue(r"\b(?:sold|selling)\b", "after"),
     ChangeCue(r"\b(?:quit|quitting)\b", "after"),
     ChangeCue(r"\b(?:left|leaving)\b(?! (?:for|to)\b)", "after"),
     ChangeCue(r"\bmoved (?:away |out |back )?(?:from|out of)\b", "after"),
@@ -249,7 +251,10 @@ _OBJECT_END = re.compile(
 _CLAUSE_SPLIT = re.compile(r",|\b(?:and|but|so|because|since|then)\b")
 _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
 # "I lost my job last month": "last" names no thing that changed
-_NOT_TARGETS = frozenset("last next ago past previous first second third recent kinda sorta honestly literally totally lol haha tbh".split())
+# nor do the times of day or week ("sell fish every morning" after "two coffees in the morning")
+_NOT_TARGETS = frozenset("last next ago past previous first second third recent kinda sorta honestly literally totally lol haha tbh "
+                         "morning mornings evening evenings night nights weekend weekends today tonight yesterday tomorrow"
+                         .split())
 # how a change was made, not what changed: "quit meat cold turkey" changed the meat, not a cold
 _MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real|(?:a )?long (?:time )?ago|"
                      r"(?:years|ages|months|decades) ago)\b")
@@ -274,6 +279,9 @@ _MEASURES = frozenset(
     "cup mug glass pint shot bottle can pot litre liter serving scoop spoon spoonful teaspoon tablespoon "
     "bowl plate slice piece portion round".split()
 )
+# units of weight, size and distance: "an 80lb lab mix" weighs 80, it is not 80 mixes
+_UNITS = frozenset("lb lbs pound pounds kg kgs kilo kilos kilogram kilograms g gram grams oz ounce ounces "
+                   "cm m km mi mile miles ft foot feet inch inches metre metres meter meters mph kmh".split())
 _COUNT_ARTICLES = {"a": "1", "an": "1", "no": "0"}
 _USED_TO = re.compile(r"\bused to\b")
 # Prepositions are stop words, yet "I am from Canada" and "I have been to Canada" differ only in
@@ -353,8 +361,9 @@ def _meaning(text: str) -> frozenset[str]:
 # a clause these open only says when or why ("i read two books a week when im not studying",
 # "hike this weekend if its not 105 out"): a negation inside it does not deny the fact
 _SUBORDINATORS = frozenset("if when whenever unless while until because cause cuz".split())
-# after a negation, praise: "nothing beats a cold beer", "you can't beat a sunday roast"
-_PRAISE = frozenset("beat beats compares compare tops better".split())
+# after a negation, praise: "nothing beats a cold beer", "you can't beat a sunday roast", "hiking
+# the volcanoes, never boring"
+_PRAISE = frozenset("beat beats compares compare tops better boring dull disappoints disappoint".split())
 # after "no", what a drink is taken without: "coffee black, no sugar" still drinks coffee
 _TAKEN_WITHOUT = frozenset("sugar sugars milk cream ice foam sweetener syrup whip lid straw".split())
 _CLAUSE_MARKS = re.compile(r"[,.;:!?]")
@@ -434,6 +443,8 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
     ]
     for start, end, value, explicit in spans:
         window = toks[end : end + 3]
+        if window[:1] and window[0] in _UNITS:
+            continue
         for j, tok in enumerate(window):
             if tok in STOP_WORDS or tok[0].isdigit():
                 break
@@ -529,7 +540,8 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     continue
                 if target == "subject":
                     starts = [m.end() for m in _CLAUSE_SPLIT.finditer(before)]
-                    span = before[starts[-1] if starts else 0 :]
+                    # (what is said to the bot first names nothing: "note: my dog passed away")
+                    span = without_lead_in(before[starts[-1] if starts else 0 :])
                 elif target == "after":
                     span = _OBJECT_END.sub("", sentence[match.end() :].strip())
                     if _COUNTED.match(span):
@@ -547,7 +559,8 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     clause_start = starts[-1] if starts else 0
                     ends = _CLAUSE_SPLIT.search(sentence, match.end())
                     clause_end = ends.start() if ends else len(sentence)
-                    span = sentence[clause_start:clause_end]
+                    # ("Please note that I no longer own a car" changed no note)
+                    span = without_lead_in(sentence[clause_start:clause_end])
                 words = content_words(_MANNER.sub(" ", span)) - _NOT_TARGETS
                 if words:
                     targets.append(words)
@@ -814,6 +827,19 @@ def _own_present(text: str, topic: str) -> bool:
     return not _OTHER_SUBJECT.search(norm)
 
 
+def _other_topics(new: _Profile, old: _Profile) -> bool:
+    """Whether both facts state topics outright, none of them the same, and what the new one
+    says changed is no value the old one states: a change of the new fact's topic does not touch
+    what the old one says in passing of another ("sold the car, so no car now" after a claims
+    adjuster's "hail on cars, burst pipes"), while "I quit Google, moved to Paris" still ends
+    "I work at Google"."""
+    stated_new, stated_old = _stated_slots(new), _stated_slots(old)
+    if not stated_new or not stated_old or not stated_new.isdisjoint(stated_old):
+        return False
+    values = frozenset().union(*(content_words(m.value) for m in old.slots if m.value and not m.hint))
+    return not any(target & values for target in new.change_targets)
+
+
 def _same_stated_value(new: _Profile, old: _Profile) -> bool:
     """Whether both facts state a topic's value outright, and the same one in every topic they
     share ("I stopped eating meat" / "I don't eat meat": no meat either way)."""
@@ -903,7 +929,8 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
     # explicit_change: change wording whose object is something the old memory mentions, or
     # the same words in another tense, negated, or with like and dislike swapped; but not when
     # both state the same value of a topic ("I stopped eating meat" after "I don't eat meat")
-    if any(target & prev.content for target in new.change_targets) and not _same_stated_value(new, prev):
+    if (any(target & prev.content for target in new.change_targets) and not _same_stated_value(new, prev)
+            and not _other_topics(new, prev)):
         return RULE_EXPLICIT, VERDICT_CHANGE
     if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
         new.past != prev.past

@@ -208,6 +208,9 @@ _FIRST_PERSON = frozenset({"i", "we", "me", "us", "my", "our", "im", "ive"})
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten a couple".split())
 
 
+_SENTENCE_END = re.compile(r"(?:(?<!\.)\.(?!\.)|[!?]+) (?=\S)")  # (an ellipsis goes on: "Got an aspin... street dog")
+
+
 @dataclass(frozen=True)
 class Frame:
     """`verb`: the family ("have", "like") or the activity's lemma ("golf", "fish"); `objects`:
@@ -224,6 +227,13 @@ def frame(text: str) -> Frame | None:
     counted = _counted(norm)
     if counted is not None:
         return counted
+    end = _SENTENCE_END.search(norm)
+    if end is not None and end.start() > 0:
+        # the thing is named in the sentence of its verb: "I have a dog, a volpino. He walks me,
+        # not the other way" has a dog, not a walk (the whole text when that sentence has no frame)
+        found = frame(norm[: end.start()])
+        if found is not None:
+            return found
     toks = _joined(tokens(norm))
     while len(toks) > 1 and toks[0] in _OPENERS:
         toks = toks[1:]
