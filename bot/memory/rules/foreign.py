@@ -6,7 +6,9 @@ cumplidos", "Mon mari says ..."). The rules read English; rather than write ever
 language, these phrases are put into English words on the normalised text (accents folded,
 apostrophes as spaces) and the English rules read the rest. The table is small on purpose: first
 person forms of being, living, age, having no car, a partner's word and the status words, in
-Spanish, Portuguese, French, Italian, German and Dutch. Anything longer goes to the AI judge when one is
+Spanish, Portuguese, French, Italian, German, Dutch, Indonesian and Malay, and in Russian and
+Ukrainian the status, trade, age, car and partner words (not homes: their city names decline,
+"в Києві", and would compare as other cities). Anything longer goes to the AI judge when one is
 configured.
 """
 
@@ -58,8 +60,11 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     # being: "soy viudo", "sou aposentada", "je suis divorcee", "ich bin verheiratet"
     (re.compile(rf"(?:^|(?<=[,.!?;:] )|\b(?:yo|eu) )(?:soy|sou|je suis|ich bin|ik ben|sono|estoy|estou) ({_WORD})\b"),
      lambda m: "i am " + _WORDS[m.group(1)]),
-    # a trade in "-iste" is the English "-ist": "je suis organiste", "je suis dentiste"
-    (re.compile(r"(?:^|(?<=[,.!?;:] ))je suis (?:un |une )?([a-z]{3,})iste\b"), lambda m: f"i am a {m.group(1)}ist"),
+    # a trade in "-iste" or "-ista" is the English "-ist": "je suis organiste", "sono violinista",
+    # "sou projecionista" (Portuguese "-cionista" is "-ctionist")
+    (re.compile(r"(?:^|(?<=[,.!?;:] )|\b(?:io|eu|yo) )(?:je suis (?:un |une )?([a-z]{3,})iste|(?:sono|sou|soy) "
+                r"(?:un |una |um |uma )?([a-z]{3,})ista)\b"),
+     lambda m: "i am a " + re.sub(r"cion$", "ction", m.group(1) or m.group(2)) + "ist"),
     # in an English sentence: "tell it I'm aposentada" (not "I am Marie")
     (re.compile(rf"\bi am ({_ALONE_WORD})\b"), lambda m: "i am " + _WORDS[m.group(1)]),
     # the word alone at a sentence's start: "jubilado desde 2017", "Viuda.", "divorce depuis cinq
@@ -86,6 +91,62 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (re.compile(r"\b([a-z0-9]+) (?:ans de mariage|anos de casad[oa]s|anos de casamento|anos de matrimonio|"
                 r"anni di matrimonio)\b"), "\\1 years married"),
 )
+# Indonesian and Malay: "umur 42", "tinggal di Medan", "udah nikah", "saya guru SD", "istri saya"
+_MALAY_TRADES = {
+    **dict.fromkeys(("guru", "cikgu", "pengajar"), "a teacher"),
+    **dict.fromkeys(("perawat", "jururawat", "suster"), "a nurse"),
+    **dict.fromkeys(("pensiunan", "pesara"), "retired"),
+    **dict.fromkeys(("dokter", "doktor"), "a doctor"),
+    **dict.fromkeys(("mahasiswa", "mahasiswi", "pelajar"), "a student"),
+}
+_MALAY_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (re.compile(r"\b(?:umur|usia)(?: (?:saya|aku|gue|gw))? ([1-9]\d)(?: (?:tahun|thn|th))?\b"), "i am \\1"),
+    (re.compile(r"\b(?:saya|aku|kami|gue|gw) ([1-9]\d) (?:tahun|thn)\b"), "i am \\1"),
+    (re.compile(r"\b(?:(?:saya|aku|kami|gue|gw) )?(?:tinggal|menetap|berdomisili|duduk) (?:di|kat) "), "i live in "),
+    (re.compile(r"\b(?:(?:saya|aku|gue|gw) )?(?:sudah|udah|dah|telah) (?:menikah|nikah|kahwin|berkahwin)\b"),
+     "i am married"),
+    (re.compile(r"\b(?:saya|aku|gue|gw) (?:masih )?(?:lajang|bujang|belum (?:menikah|nikah|kahwin))\b"), "i am single"),
+    (re.compile(r"\b(?:saya|aku|gue|gw) (?:sudah |udah |dah )?(?:bercerai|cerai)\b"), "i am divorced"),
+    (re.compile(rf"\b(?:saya|aku|gue|gw) (?:seorang |adalah )?({'|'.join(_MALAY_TRADES)})(?: (?:sd|smp|sma|smk|tk))?\b( (?:di|kat)(?= ))?"),
+     lambda m: "i am " + _MALAY_TRADES[m.group(1)] + (" at" if m.group(2) else "")),
+    (re.compile(r"\bsejak\b"), "since"),
+    (re.compile(r"\b(?:(?:saya|aku|gue|gw) )?(?:tidak|tak|gak|nggak|ga|ndak) (?:punya|ada) (?:mobil|kereta)\b"),
+     "i have no car"),
+    (re.compile(r"\b(?:istri|isteri) (?:saya|aku|gue)\b|\bistriku\b|\bisteriku\b"), "my wife"),
+    (re.compile(r"\bsuami (?:saya|aku|gue)\b|\bsuamiku\b"), "my husband"),
+)
+_MALAY_GATE = frozenset("umur usia saya aku kami gue gw tinggal menetap berdomisili sudah udah dah telah istri isteri "
+                        "istriku isteriku suami suamiku tidak tak gak nggak ga ndak sejak".split())
+# Russian and Ukrainian (Cyrillic stays as written): "Note: замужем", "I'm a медсестра at the
+# hospital", "мне 45 лет", "моя дружина is Oksana"; the status and trade words say themselves
+_CYRILLIC_WORDS = {
+    **dict.fromkeys(("замужем", "женат", "женатый", "одружений", "одружена", "заміжня"), "married"),
+    **dict.fromkeys(("разведен", "разведена", "разведён", "розлучений", "розлучена"), "divorced"),
+    **dict.fromkeys(("вдова", "вдовец", "вдівець"), "widowed"),
+    **dict.fromkeys(("холост", "холостой", "неодружений", "неодружена", "незаміжня"), "single"),
+    **dict.fromkeys(("помолвлен", "помолвлена", "заручений", "заручена"), "engaged"),
+    **dict.fromkeys(("пенсионер", "пенсионерка", "пенсіонер", "пенсіонерка"), "retired"),
+    **dict.fromkeys(("медсестра", "медбрат", "медсестрой"), "a nurse"),
+    **dict.fromkeys(("учитель", "учительница", "вчитель", "вчителька", "педагог"), "a teacher"),
+    **dict.fromkeys(("врач", "лікар", "лікарка"), "a doctor"),
+    **dict.fromkeys(("студент", "студентка"), "a student"),
+}
+_CYRILLIC_WORD = "|".join(sorted(_CYRILLIC_WORDS, key=len, reverse=True))
+_CYRILLIC_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (re.compile(r"(?:\bя |^|(?<=[,.!?;:] ))(?:не замужем|не женат)(?!\w)"), "i am single"),
+    # after "я" or "I am (a)", at a sentence's start or alone: "я замужем", "Note: замужем."
+    (re.compile(rf"(?:\bя (?:уже |теперь |тепер )?|\bi am (?:a |an )?|^|(?<=[,.!?;:] ))({_CYRILLIC_WORD})(?!\w)"),
+     lambda m: "i am " + _CYRILLIC_WORDS[m.group(1)]),
+    (re.compile(r"(?:\bя )?(?:на пенсии|на пенсії)(?!\w)"), "i am retired"),
+    (re.compile(r"\b(?:мне|мені) ([1-9]\d)(?: (?:лет|год|года|років|рік|роки))?(?!\w)"), "i am \\1"),
+    (re.compile(r"\bу (?:меня нет|мене немає|мене нема) (?:машины|машини|автомобиля|автомобіля|авто)(?!\w)"),
+     "i have no car"),
+    (re.compile(r"\b(?:мой муж|мій чоловік)(?!\w)"), "my husband"),
+    (re.compile(r"\b(?:моя жена|моя дружина)(?!\w)"), "my wife"),
+    (re.compile(r"\b(?:мой парень|мій хлопець)(?!\w)"), "my boyfriend"),
+    (re.compile(r"\b(?:моя девушка|моя дівчина)(?!\w)"), "my girlfriend"),
+)
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
 _PARTNER_REWRITES = tuple((re.compile(rf"\b(?:{words})\b"), f"my {english}") for english, words in _PARTNERS.items())
 _LETTERS = re.compile(r"[a-z]+")
 # a word every phrase above needs: most messages hold none, and a set test is cheaper than a scan
@@ -93,13 +154,20 @@ _GATE = frozenset(word.split()[-1] for word in _WORDS) | frozenset(
     "desde depuis seit vivo moro habite vis abito vivimos moramos habitons abitiamo wohne wohnen lebe tengo tenho j ho "
     "bin voiture macchina kein mariage casados casadas casamento matrimonio mari epouse esposa esposo marido mujer "
     "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin "
-    "ik wonen sinds mijn suis".split()
+    "ik wonen sinds mijn suis sono sou soy".split()
 )
 
 
 def in_english(norm: str) -> str:
     """`norm` (text.normalise'd) with the fact-carrying phrases of other languages in English."""
-    if _GATE.isdisjoint(_LETTERS.findall(norm)):  # nearly every message: nothing to do
+    if _CYRILLIC.search(norm):
+        for pattern, replacement in _CYRILLIC_REWRITES:
+            norm = pattern.sub(replacement, norm)
+    letters = _LETTERS.findall(norm)
+    if not _MALAY_GATE.isdisjoint(letters):
+        for pattern, replacement in _MALAY_REWRITES:
+            norm = pattern.sub(replacement, norm)
+    if _GATE.isdisjoint(letters):  # nearly every message: nothing to do
         return norm
     for pattern, replacement in _REWRITES:
         norm = pattern.sub(replacement, norm)

@@ -82,7 +82,7 @@ _FOREIGN_YEARS = (r"anos|anys|ans|jahre|anni|ani|godini|godina|godine|let|lat|ro
 _AGE_AFTER = (
     r"(?=$|[,!?;\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]| (?:and|but|now|today|yesterday|this|"
     r"next|soon|so|as|since|last|on|in|at|with|going|turning|myself|already|too|lol|haha|though|tho|"
-    r"recently|rn|btw|fyi|lmao|smh)\b|"
+    r"recently|rn|btw|fyi|lmao|smh|y all|yall|folks|guys|mate|bro|dude|lads|lah|innit)\b|"
     r" [\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff])"
 )
 DWELLING = (
@@ -269,13 +269,17 @@ PROFESSIONS: frozenset[str] = frozenset(
     dev coder tech technologist exec executive admin cna emt lpn medic temp sommelier
     stylist masseuse masseur doula notary pharmacist seamstress carer nurseryman
     cpa swe sre dds dvm np crna rt pt ot csr deckhand postdoc printer bookbinder concierge
+    postwoman postie postmistress postmaster
     weaver forester roofer bricklayer labourer laborer porter decorator upholsterer joiner scaffolder
     potter brewer grocer dressmaker milliner cobbler blacksmith
     """.split()
 )
 """A modest general list of common professions (head nouns)."""
-# a listed trade at the end of a longer word is a trade too ("schoolteacher", "firefighter")
-_COMPOUND_HEADS = tuple(word for word in PROFESSIONS if len(word) >= 4)
+# a listed trade at the end of a longer word is a trade too ("schoolteacher", "firefighter"), and
+# so are the old heads of trades that are no words alone ("fishmonger", "locksmith", "shipwright",
+# "watchmaker", "shopkeeper", "stonemason"; the non-trades among them are in NOT_JOBS)
+_COMPOUND_HEADS = (*(word for word in PROFESSIONS if len(word) >= 4), "monger", "smith", "wright", "maker",
+                   "keeper", "mason")
 
 NOT_JOBS: frozenset[str] = frozenset(
     """
@@ -293,6 +297,8 @@ NOT_JOBS: frozenset[str] = frozenset(
     hindu nudist minimalist environmentalist conservationist tourist finalist medalist
     vegan vegetarian pescatarian omnivore carnivore
     chapter answer quarter timer trailer trigger wonder horror corner
+    troublemaker peacemaker noisemaker pacemaker scaremonger fearmonger warmonger gossipmonger
+    rumourmonger rumormonger goalkeeper wicketkeeper timekeeper scorekeeper freemason
     beer bier lager cider liqueur burger dinner supper summer winter water butter paper number
     computer soccer ginger pepper tiger poster sticker sweater slipper shower silver copper letter
     border weather leather fever liver flower river tower
@@ -718,7 +724,9 @@ SLOTS: dict[str, SlotRule] = {
              r"(?:at|in|of|now|this year|and)\b", "student"),
             # teaching a class or a subject, the subject dropped: "teaching AP chem this year",
             # "been teaching third grade since 2010" (not one's own child or a dog a trick)
-            (rf"(?:^|{S}{A}(?:am |have been |been )?)teaching (?:\w+ ){{0,2}}?(?:grade|graders|class|classes|"
+            # ("I teach English.", "I teach maths to year 9s": the subject said, the verb plain)
+            (rf"(?:^|{S}{A}(?:am |have been |been )?)teach(?:ing)? (?!(?:my|our) (?:\w+ )?(?:sons?|daughters?|kids?|"
+             rf"children|boys?|girls?|grandsons?|granddaughters?|nephews?|nieces?|dogs?|puppy)\b)(?:\w+ ){{0,2}}?(?:grade|graders|class|classes|"
              rf"chem|chemistry|physics|biology|bio|math|maths|english|history|science|geography|spanish|"
              rf"french|kindergarten|kinder|preschool|pre k|high school|middle school|elementary|year \d+|"
              rf"ap \w+|at (?:a|the) (?:\w+ )?(?:school|college|university|academy))\b", "teacher"),
@@ -807,8 +815,9 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}(?:teach|have taught|have been teaching|am teaching) (?:[a-z0-9]+ ){{0,4}}?(?:at |in )?(?:a |an |the )?(?:\w+ ){{0,2}}?(?:school|"
              rf"kindergarten|preschool|grade|college|university|classes)\b", "teacher"),
             (rf"{S}{A}teach(?: now| full time| part time| for a living)?(?=$|[,.!])", "teacher"),
-            (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ )?(?:kids|children|students|adults|teenagers|"
-             rf"teens|immigrants|beginners)\b", "teacher"),
+            (rf"{S}{A}teach (?:[a-z]+ ){{1,2}}?to (?:\w+ ){{0,3}}?(?:kids|children|students|adults|teenagers|"
+             rf"teens|immigrants|beginners|pupils|learners|graders|year olds|refugees|newcomers|foreigners)\b",
+             "teacher"),
             # farming told by what is raised: "i raise cattle and grow corn", "we grow soybeans"
             (rf"{S}{A}(?:raise|farm|grow|run|breed|milk) (?:(?:a|our|my|the|\w+) )?(?:\w+ )?(?:cattle|cows|"
              rf"livestock|sheep|hogs|pigs|goats|beef|corn|wheat|soybeans|soy beans|crops|hay|cotton|"
@@ -832,6 +841,10 @@ SLOTS: dict[str, SlotRule] = {
             r"|^(?:do|did|does|what i do)\s*$"
             # "nobody at the shop knew": no one's job
             r"|^(?:nobody|no one|noone|somebody|someone|everyone|everybody|anyone|anybody)\b"
+            # a favourite's heading is no job: "favorite poet, Lina Kostenko"
+            r"|^(?:my )?(?:all time )?favou?rite\b"
+            # a participle alone is no trade: "29, still carded at every bar"
+            r"|^(?!(?:retired|unemployed|self employed|employed)\s*$)[a-z]+ed\s*$"
             # a car by its name is no job: "astra's in the garage again" ("'s" dropped)
             rf"|^(?:(?:my|the|our|old|new) )*(?:{CAR_BRANDS} )?(?:{CAR_NAMES}) $"
         ),
@@ -900,7 +913,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:spend|are spending|am spending) (?:my|our) days (?:in|on|at|by) (?P<value>[^,;]+?)"
             r" (?:now|these days|nowadays|year round|all year)\b",
             # the value first: "Berlin is where I live now", "Dublin is home", "Rome is my home"
-            r"(?:^|, |\band |\bbut )(?!(?:(?:and |but )?(?:now|so|then) )?(?:it|this|that|there)\b)(?:(?:now|and now|but now) )?(?P<value>[a-z][a-z ]{1,40}?) (?:is|has been|been|was|will be)"
+            r"(?:^|, |\band |\bbut )(?!(?:(?:and |but )?(?:now|so|then) )?(?:it|this|that|there)\b)(?:(?:now|and now|but now) )?(?P<value>[a-z][a-z ]{1,40}?)"
+            # (a word about it between: "Moroni, the capital, is where I live")
+            r"(?:, (?:the|a|an|our|my) [a-z ]{1,30},)? (?:is|has been|been|was|will be)"
             r" (?:now |still |currently |finally )?(?:where (?:i|we) (?:now )?(?:live|am living|"
             r"are living|reside|am based|are based|call home|have lived|have been living|stay)|"
             r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
@@ -912,6 +927,9 @@ SLOTS: dict[str, SlotRule] = {
             # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
             r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
             r"(?P<value>[a-z][a-z ]{1,30}?) (?:now|these days|nowadays)\b",
+            # the time first: "these days I'm in Chengdu, four years now"
+            (r"\b(?:these days|nowadays|now) (?:i|we) (?:am|are) (?:in|based in|out in) "
+             r"(?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.;!]| and\b| now\b)", _is_place),
             r"\b(?:i|we) (?:am|are) (?:based out of|based in) "
             r"(?P<value>[a-z][a-z ]{1,30})",
             # a known city one was born and raised in, and still in ("ATL born and raised", "born
@@ -1079,6 +1097,8 @@ SLOTS: dict[str, SlotRule] = {
              r"silver|golden|ruby|pearl|crystal|paper|tin) )?wedding (?:anniversary|ring|band)\b", "married"),
             # "wed" for married: "thirty-one years we're wed now", "to whom I have been wed since 1977"
             (r"\b(?:we are|i am|i have been|we have been|been) (?:happily )?wed\b(?! (?:to the|in the)\b)", "married"),
+            # the wedding's day: "we were wed in St. George's in 2011", "we got wed last June"
+            (r"\b(?:we|i) (?:were|was|got) (?:finally |officially )?wed\b", "married"),
             # alone by choice: "Been solo two years now", "solo these days"
             (r"(?:^|\bi am |\bi have |, )(?:been |going |flying )?solo (?:for (?:\w+ )?(?:years?|months?|a while|now)|"
              r"these days|for now|(?:\w+ )?(?:years?|months?) now|and (?:happy|fine|loving it))\b", "single"),
@@ -1146,10 +1166,13 @@ SLOTS: dict[str, SlotRule] = {
             rf"means of transportation|mode of transport|means of transport|daily driver) "
             rf"(?:is|are) (?P<value>[^,;]+)",
             rf"{S}{A}(?:own|have|bought|got|purchased|leased|lease|have got|am getting|"
-            rf"have bought|ride|picked up|just picked up|drove home) (?:a|an|my|our|the) "
+            rf"have bought|ride|picked up|just picked up|drove home|upgraded to|have upgraded to|switched to|"
+            rf"traded up to) (?:a|an|my|our|the) "
             rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
             rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
-            rf"(?P<value>{CAR_BRANDS}(?: \w+)?|{VEHICLES}|{CAR_NAMES})\b",
+            # (the word after a make is its model, not when: "bought a Corolla last month")
+            rf"(?P<value>{CAR_BRANDS}(?: (?!(?:last|this|next|yesterday|today|ago|and|but|now|since|for|in|on|at|"
+            rf"with|from|to)\b)\w+)?|{VEHICLES}|{CAR_NAMES})\b",
             # one's car named by its make or model: "my honda civic has over 200k miles", "my f150"
             # (not after a disposal: "I sold my honda civic" is no car, below)
             rf"(?<!sold )(?<!sell )(?<!of )(?<!totaled )(?<!totalled )(?<!wrecked )(?<!scrapped )"
@@ -1315,6 +1338,10 @@ SLOTS: dict[str, SlotRule] = {
             # this year", "Fifty-two years I completed this year"
             rf"\bi (?:make|made|complete|completed|will make|will complete|am completing|am making) "
             rf"(?P<value>{NUM})(?: (?:years?|yrs?)(?: old)?)?(?= (?:this year|today|tomorrow|next (?:week|month))\b)",
+            # the years completed on a day: "I completed sixty-eight years on Durga Puja day" (not
+            # a service's years: "completed 30 years at the bank", "25 years in the army")
+            rf"\bi (?:completed|have completed|just completed) (?P<value>{NUM}) (?:years?|yrs?)(?: of age)?"
+            rf"(?=$|[,.!;]| (?:on (?!(?:the|this|that|a) )|last\b|in (?:{_MONTHS})\b))",
             rf"^(?P<value>{NUM}) (?:years?|yrs?) (?:i |we )?(?:completed|complete|made|make|turned|turn)\b"
             rf"(?! (?:at|with|of|in (?:the|this|that|my|our|a|an))\b)",
             # a birthday told after a comma, its subject dropped: "update my age pls, just turned 23"
@@ -1448,9 +1475,13 @@ SLOTS: dict[str, SlotRule] = {
     "name": SlotRule(
         patterns=(
             r"\bmy (?:first |full |real )?name is (?P<value>[a-z]+(?: [a-z]+)?)",
-            r"\b(?:call me|people call me|i go by) (?P<value>[a-z]+)\b",
+            # (a title before the name is no name: "the kids call me Teacher Tom", "call me Dr Ana")
+            r"\b(?:call me|people call me|i go by) (?:(?:teacher|coach|doctor|doc|dr|mr|mrs|ms|miss|mister|sir|"
+            r"madam|auntie|aunty|uncle|nurse|professor|prof|captain|cap|chef|sister|brother|father|mother) )?"
+            r"(?P<value>[a-z]+)\b",
         ),
-        reject_values=r"^(?:not|a|the|too|hard|easy|long|short|unusual|common|funny|weird)\b",
+        reject_values=r"^(?:not|a|the|too|hard|easy|long|short|unusual|common|funny|weird)\b"
+                      r"|^(?:teacher|coach|doctor|doc|nurse|chef|captain|boss|sir|madam|miss)\s*$",  # a title alone
     ),
 }
 """name -> how to recognise it.
@@ -1675,7 +1706,7 @@ _DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?(?:been\b|(?:g
 # a change told without its subject: "turned 35 today", "moved to Leeds", "sold the car"
 _DROPPED_I = re.compile(
     r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
-    r"retired|switched|joined|married|divorced|teach|work|live|drive)\b|^just (?:hit|turn)\b"
+    r"retired|switched|upgraded|joined|married|divorced|teach|work|live|drive)\b|^just (?:hit|turn)\b"
     r"|^am (?!(?:and|or|shifts?|pm)\b)"
 )
 # (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
@@ -1772,7 +1803,8 @@ def _restore_subject(sentence: str, trip: bool | None = None) -> str:
             and (" " in phrase.group(0) or _one_word_trade(phrase.group(0)))):
         return "i am a " + sentence
     phrase = _NOUN_PHRASE_FIRST.match(sentence)
-    if (phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS and _listed_profession(phrase.group(0))
+    if (phrase and not set(phrase.group(0).split()) & _CLAUSE_WORDS
+            and (_listed_profession(phrase.group(0)) or " " not in phrase.group(0) and _one_word_trade(phrase.group(0)))
             and not _CAR_NAME_RE.search(phrase.group(0)) and not phrase.group(0).endswith("model")):
         return "i am a " + sentence
     life = _TRADE_LIFE.search(sentence)
@@ -1965,6 +1997,8 @@ _TEAM_ALWAYS = (
      r"my favorite team is \1, "),
     (re.compile(r"\bi (?:have|hold) (?:a |had a )?season ticket (?:at|for) (?:the )?"), "my favorite team is "),
     (re.compile(r"^(?:a )?season ticket(?: holder)? (?:at|for) (?:the )?"), "my favorite team is "),
+    # a club said alone by its name: "Barnsley FC, always have been", "FC Porto."
+    (re.compile(r"^((?:fc|afc) [a-z]+(?: [a-z]+)?|[a-z]+(?: [a-z]+)? (?:fc|afc))(?=$|[,.!])"), r"my favorite team is \1"),
 )
 _TEAM_IN_SPORT = (
     (re.compile(rf"\bi (?:am|have been|was|will always be) {_SUPPORTER}fan of (?:the )?"), "my favorite team is "),
@@ -1972,6 +2006,9 @@ _TEAM_IN_SPORT = (
                 r"(?!(?:my|our|his|her|their|him|them|you|it|this|that|a|an|each|people|family|local)\b)"),
      "my favorite team is "),
     (re.compile(r"^(?!(?:a|an|the|big|huge|my|no|not|i)\b)([a-z][a-z ]{0,25}?) fan\b"), r"my favorite team is \1,"),
+    # "my team is Maritimo, every home match": among words of sport (not a team at work)
+    (re.compile(r"\bmy (?:football |soccer |footy )?team is (?!(?:a|an|the|small|great|amazing|awesome|good|"
+                r"remote|busy|\d+|[a-z]+ people)\b)"), "my favorite team is "),
 )
 _TEAM_FOR_LIFE = (
     (re.compile(r"^(?!(?:a|an|the|big|huge|my|no|not|i)\b)([a-z][a-z ]{0,25}?) (?:for life|till i die|"
@@ -2021,6 +2058,8 @@ _SPELLING = {
     "retirment": "retirement", "retiremnt": "retirement", "boyfrend": "boyfriend", "girlfrend": "girlfriend",
     "sinlge": "single", "singel": "single", "signle": "single", "sngle": "single",
     "divorcd": "divorced", "devorcd": "divorced", "teachr": "teacher", "techer": "teacher",
+    # an old word and a dialect's: "I no longer own a motor car", "Pepperpot is me favourite food"
+    "motor car": "car", "motorcar": "car", "me favourite": "my favourite", "me favorite": "my favorite",
 }
 _SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
 
@@ -2124,7 +2163,9 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
                 and (loss.group("who") in names(text) and not loss.group(0).startswith("lost")
                      or _MISSED.search(norm))):
             found = (*found, SlotMatch("relationship", "widowed", hint=False, position=loss.start()))
-    found = _widowed_after(found, norm)
+    found = _couple_unmarried(_widowed_after(found, norm), norm)
+    if _HYPERBOLE_HOME.search(norm):
+        found = tuple(match for match in found if match.slot != "residence")
     if _POINTED_HOME.search(norm) and not any(match.slot == "residence" for match in found):
         cities = set(places_in(norm))
         if len(cities) == 1:
@@ -2162,6 +2203,27 @@ def _widowed_after(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, 
             died = _PARTNER_DIED.search(norm, match.position)
             if died is not None and not _NOT_A_PARTNER.search(norm):
                 return (*found[:index], replace(match, value="widowed", position=died.start()), *found[index + 1:])
+    return found
+
+
+# "not married" said of a couple: "not married, just together 8 yrs", "Not married, don't see the
+# point, but we're solid" (a partner, not single)
+_UNMARRIED_COUPLE = re.compile(r"\bnot married\b(?=.*\b(?:together|partner|we are solid|we are good|boyfriend|"
+                               r"girlfriend|bf|gf|live together|living together)\b)|\b(?:together|partner|boyfriend|"
+                               r"girlfriend)\b.*\bnot married\b")
+_NOT_TOGETHER = re.compile(r"\b(?:not|no longer|never) (?:together|with (?:a|my) partner)\b|\bno (?:partner|boyfriend|girlfriend)\b")
+# a place one all but lives in is no home: "dig season I basically live in a trench at Dimini",
+# "I practically live at the gym"
+_HYPERBOLE_HOME = re.compile(r"\b(?:basically|practically|pretty much|virtually|might as well|all but|"
+                             r"more or less) (?:live|living|lives) (?:in|at|on)\b")
+
+
+def _couple_unmarried(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, ...]:
+    """A couple that is not married is partnered: the "not married" alone would read as single."""
+    for index, match in enumerate(found):
+        if (match.slot == "relationship" and match.value == "single" and _UNMARRIED_COUPLE.search(norm)
+                and not _NOT_TOGETHER.search(norm)):
+            return (*found[:index], replace(match, value="partnered", negative=False), *found[index + 1:])
     return found
 
 
@@ -2372,8 +2434,7 @@ def _one_word_trade(word: str) -> bool:
     """Whether a word said alone ("Plasterer.", "Orthoptist.") is a trade: a listed profession, a
     trade of deeds.json, or a word with a suffix that only trades have."""
     return (_listed_profession(word) or word in _DEED_TRADES or lemma(word) in _DEED_TRADES
-            or word.endswith(_TRADE_SUFFIXES) and word not in NOT_JOBS
-            or word.endswith(_COMPOUND_HEADS))
+            or word.endswith(_TRADE_SUFFIXES + _COMPOUND_HEADS) and word not in NOT_JOBS)
 
 
 def deed_professions(text: str) -> frozenset[str]:

@@ -207,8 +207,10 @@ _LEAD_IN = re.compile(
     # a verb of keeping a record, with what it keeps ("store this:", "jot this down",
     # "put down that", "add to my profile:"): without one ("write a novel") it is the fact itself
     r"|(?:kindly )?(?:save|store|record|log|add|write|jot|put|keep)"
-    r"(?=(?: (?:this|that|it|down))+\b| (?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|file)\b)"
-    r"(?: (?:this|it|down|(?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|file)))*)"
+    r"(?=(?: (?:this|that|it|down))+\b| (?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|files?|lists?|book)\b)"
+    r"(?: (?:this|it|down|(?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|files?|lists?|book)))*"
+    # "in case you forget: postwoman"
+    r"|in case (?:you|u) forget)"
     r"(?: (?:that|this))?(?: ?[:,.!-]+ ?| )"
 )
 

@@ -44,6 +44,9 @@ def test_also_says(old: str, new: str, besides: list[str]) -> None:
     ("fyi", "fyi"),  # nothing left: unchanged
     # two lead-ins (a walk quoted "if anyone asks, jollof rice is ..." in its Save offer)
     ("fyi if anyone asks, jollof rice is my number one food", "jollof rice is my number one food"),
+    # a list or a book of the bot's, and what one says lest it forget (twentieth pass)
+    ("Add to your list: age 38", "age 38"),
+    ("in case you forget: postwoman.", "postwoman."),
 ])
 def test_strip_lead_in(text: str, fact: str) -> None:
     assert strip_lead_in(text) == fact

@@ -29,6 +29,18 @@ from bot.memory.rules.text import normalise
     ("Mon mari says hi", "my husband says hi"),
     ("mi esposa is a nurse", "my wife is a nurse"),
     ("quinze ans de mariage", "quinze years married"),
+    ("sono violinista", "i am a violinist"),
+    ("sou projecionista", "i am a projectionist"),
+    ("umur saya 42 tahun", "i am 42"),
+    ("tinggal di Medan", "i live in medan"),
+    ("udah nikah, istri saya orang Padang", "i am married, my wife orang padang"),
+    ("saya tidak punya mobil", "i have no car"),
+    ("Note: замужем.", "note: i am married."),
+    ("я не замужем", "i am single"),
+    ("мне 45 лет", "i am 45"),
+    ("I'm a медсестра at the clinic", "i am a nurse at the clinic"),
+    ("у меня нет машины", "i have no car"),
+    ("моя дружина is Oksana", "my wife is oksana"),
 ])
 def test_put_into_english(text: str, english: str) -> None:
     assert in_english(normalise(text)) == english
@@ -43,6 +55,8 @@ def test_put_into_english(text: str, english: str) -> None:
     "I am fiance to Tom",  # English already: the rules read it
     "my maestro at the conservatory",
     "I live in Lyon",
+    "dah, I saw a soy latte and a sono scan",  # no Malay, no "-ista" after them
+    "my sister said замужем is the word",  # a word after someone else, mid-sentence
 ])
 def test_english_is_left_alone(text: str) -> None:
     assert in_english(normalise(text)) == normalise(text)
@@ -57,7 +71,8 @@ def test_the_gate_never_skips_a_rewrite() -> None:
     from bot.memory.rules import foreign
 
     def ungated(norm: str) -> str:
-        for pattern, replacement in foreign._REWRITES + foreign._PARTNER_REWRITES:
+        for pattern, replacement in (foreign._CYRILLIC_REWRITES + foreign._MALAY_REWRITES + foreign._REWRITES
+                                     + foreign._PARTNER_REWRITES):
             norm = pattern.sub(replacement, norm)
         return norm
 
