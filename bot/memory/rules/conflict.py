@@ -251,10 +251,10 @@ _OBJECT_END = re.compile(
 _CLAUSE_SPLIT = re.compile(r",|\b(?:and|but|so|because|since|then)\b")
 _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
 # "I lost my job last month": "last" names no thing that changed
-# nor do the times of day or week ("sell fish every morning" after "two coffees in the morning")
+# nor does a time of day ("quit coffee in the morning" after "I run every morning"; not nights
+# or weekends, which are shifts too: "I stopped working nights" after "I work nights")
 _NOT_TARGETS = frozenset("last next ago past previous first second third recent kinda sorta honestly literally totally lol haha tbh "
-                         "morning mornings evening evenings night nights weekend weekends today tonight yesterday tomorrow"
-                         .split())
+                         "morning mornings evening evenings today tonight yesterday tomorrow".split())
 # how a change was made, not what changed: "quit meat cold turkey" changed the meat, not a cold
 _MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real|(?:a )?long (?:time )?ago|"
                      r"(?:years|ages|months|decades) ago)\b")

@@ -50,10 +50,12 @@ _ALONE = frozenset(w for w in _WORDS if w not in {"divorce", "marie", "fiance", 
 _WORD = "|".join(sorted(_WORDS, key=len, reverse=True))
 _ALONE_WORD = "|".join(sorted(_ALONE, key=len, reverse=True))
 _PARTNERS = {
-    "husband": r"mon mari|mi (?:marido|esposo)|meu marido|mio marito|mein mann|mijn man",
-    "wife": r"ma femme|mon epouse|mi (?:esposa|mujer)|minha (?:esposa|mulher)|mia moglie|meine frau|mijn vrouw",
-    "boyfriend": r"mi novio|meu namorado|mon copain|il mio ragazzo|mio ragazzo",
-    "girlfriend": r"mi novia|minha namorada|ma copine|la mia ragazza|mia ragazza|meine freundin",
+    "husband": r"mon mari|mi (?:marido|esposo)|meu marido|mio marito|mein mann|mijn man|suami (?:saya|aku|gue)|suamiku|"
+               r"мой муж|мій чоловік",
+    "wife": r"ma femme|mon epouse|mi (?:esposa|mujer)|minha (?:esposa|mulher)|mia moglie|meine frau|mijn vrouw|"
+            r"(?:istri|isteri) (?:saya|aku|gue)|istriku|isteriku|моя жена|моя дружина",
+    "boyfriend": r"mi novio|meu namorado|mon copain|il mio ragazzo|mio ragazzo|мой парень|мій хлопець",
+    "girlfriend": r"mi novia|minha namorada|ma copine|la mia ragazza|mia ragazza|meine freundin|моя девушка|моя дівчина",
 }
 
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
@@ -112,13 +114,12 @@ _MALAY_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], st
     (re.compile(r"\bsejak\b"), "since"),
     (re.compile(r"\b(?:(?:saya|aku|gue|gw) )?(?:tidak|tak|gak|nggak|ga|ndak) (?:punya|ada) (?:mobil|kereta)\b"),
      "i have no car"),
-    (re.compile(r"\b(?:istri|isteri) (?:saya|aku|gue)\b|\bistriku\b|\bisteriku\b"), "my wife"),
-    (re.compile(r"\bsuami (?:saya|aku|gue)\b|\bsuamiku\b"), "my husband"),
 )
-_MALAY_GATE = frozenset("umur usia saya aku kami gue gw tinggal menetap berdomisili sudah udah dah telah istri isteri "
-                        "istriku isteriku suami suamiku tidak tak gak nggak ga ndak sejak".split())
+_MALAY_GATE = frozenset("umur usia saya aku kami gue gw tinggal menetap berdomisili sudah udah dah telah "
+                        "tidak tak gak nggak ga ndak sejak".split())
 # Russian and Ukrainian (Cyrillic stays as written): "Note: замужем", "I'm a медсестра at the
-# hospital", "мне 45 лет", "моя дружина is Oksana"; the status and trade words say themselves
+# hospital", "мне 45 лет" (a partner's word, "моя дружина", is in _PARTNERS); the status and
+# trade words say themselves
 _CYRILLIC_WORDS = {
     **dict.fromkeys(("замужем", "женат", "женатый", "одружений", "одружена", "заміжня"), "married"),
     **dict.fromkeys(("разведен", "разведена", "разведён", "розлучений", "розлучена"), "divorced"),
@@ -141,10 +142,6 @@ _CYRILLIC_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]],
     (re.compile(r"\b(?:мне|мені) ([1-9]\d)(?: (?:лет|год|года|років|рік|роки))?(?!\w)"), "i am \\1"),
     (re.compile(r"\bу (?:меня нет|мене немає|мене нема) (?:машины|машини|автомобиля|автомобіля|авто)(?!\w)"),
      "i have no car"),
-    (re.compile(r"\b(?:мой муж|мій чоловік)(?!\w)"), "my husband"),
-    (re.compile(r"\b(?:моя жена|моя дружина)(?!\w)"), "my wife"),
-    (re.compile(r"\b(?:мой парень|мій хлопець)(?!\w)"), "my boyfriend"),
-    (re.compile(r"\b(?:моя девушка|моя дівчина)(?!\w)"), "my girlfriend"),
 )
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 _PARTNER_REWRITES = tuple((re.compile(rf"\b(?:{words})\b"), f"my {english}") for english, words in _PARTNERS.items())
@@ -154,20 +151,21 @@ _GATE = frozenset(word.split()[-1] for word in _WORDS) | frozenset(
     "desde depuis seit vivo moro habite vis abito vivimos moramos habitons abitiamo wohne wohnen lebe tengo tenho j ho "
     "bin voiture macchina kein mariage casados casadas casamento matrimonio mari epouse esposa esposo marido mujer "
     "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin "
-    "ik wonen sinds mijn suis sono sou soy".split()
+    "ik wonen sinds mijn suis sono sou soy suami suamiku istri isteri istriku isteriku".split()
 )
 
 
 def in_english(norm: str) -> str:
     """`norm` (text.normalise'd) with the fact-carrying phrases of other languages in English."""
-    if _CYRILLIC.search(norm):
+    cyrillic = _CYRILLIC.search(norm) is not None
+    if cyrillic:
         for pattern, replacement in _CYRILLIC_REWRITES:
             norm = pattern.sub(replacement, norm)
     letters = _LETTERS.findall(norm)
     if not _MALAY_GATE.isdisjoint(letters):
         for pattern, replacement in _MALAY_REWRITES:
             norm = pattern.sub(replacement, norm)
-    if _GATE.isdisjoint(letters):  # nearly every message: nothing to do
+    if _GATE.isdisjoint(letters) and not cyrillic:  # nearly every message: nothing to do
         return norm
     for pattern, replacement in _REWRITES:
         norm = pattern.sub(replacement, norm)

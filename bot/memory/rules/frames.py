@@ -229,7 +229,7 @@ def frame(text: str) -> Frame | None:
         return counted
     end = _SENTENCE_END.search(norm)
     if end is not None and end.start() > 0:
-        # the thing is named in the sentence of its verb: "I have a dog, a volpino. He walks me,
+        # the thing is named in the sentence of its verb: "I have a dog, a volpino. He walks me
         # not the other way" has a dog, not a walk (the whole text when that sentence has no frame)
         found = frame(norm[: end.start()])
         if found is not None:

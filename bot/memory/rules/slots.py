@@ -845,6 +845,8 @@ SLOTS: dict[str, SlotRule] = {
             r"|^(?:my )?(?:all time )?favou?rite\b"
             # a participle alone is no trade: "29, still carded at every bar"
             r"|^(?!(?:retired|unemployed|self employed|employed)\s*$)[a-z]+ed\s*$"
+            # where one all but lives is no workplace: "I practically live at the gym"
+            r"|^(?:[a-z]+ly |pretty much |more or less )?(?:live|stay|sleep|hang out|chill)\s*$"
             # a car by its name is no job: "astra's in the garage again" ("'s" dropped)
             rf"|^(?:(?:my|the|our|old|new) )*(?:{CAR_BRANDS} )?(?:{CAR_NAMES}) $"
         ),
@@ -2164,8 +2166,8 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
                      or _MISSED.search(norm))):
             found = (*found, SlotMatch("relationship", "widowed", hint=False, position=loss.start()))
     found = _couple_unmarried(_widowed_after(found, norm), norm)
-    if _HYPERBOLE_HOME.search(norm):
-        found = tuple(match for match in found if match.slot != "residence")
+    if _HYPERBOLE_HOME.search(norm):  # (a city said so is still one's home: "I basically live in Berlin now")
+        found = tuple(match for match in found if match.slot != "residence" or places_in(match.value or ""))
     if _POINTED_HOME.search(norm) and not any(match.slot == "residence" for match in found):
         cities = set(places_in(norm))
         if len(cities) == 1:
@@ -2213,7 +2215,7 @@ _UNMARRIED_COUPLE = re.compile(r"\bnot married\b(?=.*\b(?:together|partner|we ar
                                r"girlfriend)\b.*\bnot married\b")
 _NOT_TOGETHER = re.compile(r"\b(?:not|no longer|never) (?:together|with (?:a|my) partner)\b|\bno (?:partner|boyfriend|girlfriend)\b")
 # a place one all but lives in is no home: "dig season I basically live in a trench at Dimini",
-# "I practically live at the gym"
+# "I practically live at the gym" (unless it names a town)
 _HYPERBOLE_HOME = re.compile(r"\b(?:basically|practically|pretty much|virtually|might as well|all but|"
                              r"more or less) (?:live|living|lives) (?:in|at|on)\b")
 

@@ -1289,6 +1289,7 @@ TWENTIETH_READ = [
     ("Upgraded to a Corolla last month", "car", "corolla"),
     ("kami tidak punya mobil, naik ojek saja", "car", "none"),
     ("these days I'm in Tbilisi, three years now", "residence", "tbilisi"),
+    ("I basically live in Berlin now, the Hamburg flat is empty", "residence", "berlin"),
     ("Lagos, the big one, is where I live", "residence", "lagos"),
     ("aku tinggal di Surabaya sejak kecil", "residence", "surabaya"),
     ("Note: женат, двое детей", "relationship", "married"),
@@ -1304,6 +1305,7 @@ TWENTIETH_NOT_READ = [
     ("the kids call me Teacher", "name"),  # a title is no name
     ("favourite poet: Szymborska, I read her on the bus", "job"),  # a favourite's heading, no poet
     ("I basically live in the library during exams", "residence"),
+    ("I practically live at the gym", "job"),  # had stored the job "practically live"
     ("Troublemaker since I was five", "job"),
     ("I teach my daughter maths at the kitchen table", "job"),
     ("upgraded to a bigger flat last year", "car"),
@@ -1314,6 +1316,8 @@ TWENTIETH_NOT_READ = [
 TWENTIETH_PAIRS = [
     # what is said to the bot first names no changed thing ("please note that ..." after "note to self")
     ("Note to self and to you: vegan.", "Please note that I no longer own a car, buses now", None),
+    # a time of day names no changed thing: coffee given up in the morning ends no morning run
+    ("I run every morning", "I quit coffee in the morning", None),
     # "sell" alone is a trade: selling fish every morning changes no morning coffee
     ("Two coffees in the morning, none after four", "I sell fish at the market every morning", None),
     # a change of another topic than the old one states: a car sold, a job that mentions cars
