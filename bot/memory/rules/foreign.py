@@ -43,6 +43,17 @@ _WORDS: dict[str, str] = {
     **dict.fromkeys(("abogado", "abogada", "advogado", "advogada", "avocat", "avocate", "avvocato", "avvocata"),
                     "a lawyer"),
     **dict.fromkeys(("medico", "medica", "medecin", "arzt", "arztin"), "a doctor"),
+    # Russian and Ukrainian (Cyrillic stays as written once normalised)
+    **dict.fromkeys(("замужем", "женат", "женатый", "одружений", "одружена", "заміжня"), "married"),
+    **dict.fromkeys(("разведен", "разведена", "разведён", "розлучений", "розлучена"), "divorced"),
+    **dict.fromkeys(("вдова", "вдовец", "вдівець"), "widowed"),
+    **dict.fromkeys(("холост", "холостой", "неодружений", "неодружена", "незаміжня"), "single"),
+    **dict.fromkeys(("помолвлен", "помолвлена", "заручений", "заручена"), "engaged"),
+    **dict.fromkeys(("пенсионер", "пенсионерка", "пенсіонер", "пенсіонерка", "на пенсии", "на пенсії"), "retired"),
+    **dict.fromkeys(("медсестра", "медбрат", "медсестрой"), "a nurse"),
+    **dict.fromkeys(("учитель", "учительница", "вчитель", "вчителька", "педагог"), "a teacher"),
+    **dict.fromkeys(("врач", "лікар", "лікарка"), "a doctor"),
+    **dict.fromkeys(("студент", "студентка"), "a student"),
 }
 # the words that are no English word, so they may stand alone ("Jubilado desde 2017.", "Viuda.")
 _ALONE = frozenset(w for w in _WORDS if w not in {"divorce", "marie", "fiance", "maestro", "medico", "medica",
@@ -59,8 +70,12 @@ _PARTNERS = {
 }
 
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
-    # being: "soy viudo", "sou aposentada", "je suis divorcee", "ich bin verheiratet"
-    (re.compile(rf"(?:^|(?<=[,.!?;:] )|\b(?:yo|eu) )(?:soy|sou|je suis|ich bin|ik ben|sono|estoy|estou) ({_WORD})\b"),
+    # not married, in Russian: before "замужем" alone is read as married
+    (re.compile(r"(?:\bя |^|(?<=[,.!?;:] ))(?:не замужем|не женат)\b"), "i am single"),
+    # being: "soy viudo", "sou aposentada", "je suis divorcee", "ich bin verheiratet", "я замужем"
+    # (Russian and Ukrainian say it with no verb)
+    (re.compile(rf"(?:^|(?<=[,.!?;:] )|\b(?:yo|eu) )(?:soy|sou|je suis|ich bin|ik ben|sono|estoy|estou|"
+                rf"я(?: уже| теперь| тепер)?) ({_WORD})\b"),
      lambda m: "i am " + _WORDS[m.group(1)]),
     # a trade in "-iste" or "-ista" is the English "-ist": "je suis organiste", "sono violinista",
     # "sou projecionista" (Portuguese "-cionista" is "-ctionist")
@@ -68,7 +83,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
                 r"(?:un |una |um |uma )?([a-z]{3,})ista)\b"),
      lambda m: "i am a " + re.sub(r"cion$", "ction", m.group(1) or m.group(2)) + "ist"),
     # in an English sentence: "tell it I'm aposentada" (not "I am Marie")
-    (re.compile(rf"\bi am ({_ALONE_WORD})\b"), lambda m: "i am " + _WORDS[m.group(1)]),
+    # (an article only before a Cyrillic word: "I'm a медсестра at the clinic")
+    (re.compile(rf"\bi am (?:an? (?=[\u0400-\u04ff]))?({_ALONE_WORD})\b"), lambda m: "i am " + _WORDS[m.group(1)]),
     # the word alone at a sentence's start: "jubilado desde 2017", "Viuda.", "divorce depuis cinq
     # ans" (a word that is also English only before its language's "since")
     (re.compile(rf"(?:^|(?<=[.!?;:] ))({_ALONE_WORD})(?= (?:desde|depuis|seit|sinds|since|now|ya)\b|[,.!;]|$)"),
@@ -81,14 +97,16 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (re.compile(r"\b(?:vivimos en|moramos em|nous habitons(?: a)?|abitiamo a|wir wohnen in|wij wonen in|we wonen in) "),
      "we live in "),
     # age: "tengo 31, recien cumplidos", "j'ai 44 ans", "tenho 52 anos", "ho 38 anni"
-    (re.compile(r"\b(?:(?:yo )?tengo|(?:eu )?tenho|j ai|(?:io )?ho|ich bin|ik ben) ([1-9]\d)(?: (?:anos|ans|anni|jahre(?: alt)?|jaar(?: oud)?))?"
+    (re.compile(r"\b(?:(?:yo )?tengo|(?:eu )?tenho|j ai|(?:io )?ho|ich bin|ik ben|мне|мені) ([1-9]\d)"
+                r"(?: (?:anos|ans|anni|jahre(?: alt)?|jaar(?: oud)?|лет|год|года|років|рік|роки))?"
                 r"(?:(?=$|[,.!?;])|( (?:y|e|et|und|en|ya|ja|deja))\b)"),
      lambda m: f"i am {m.group(1)}" + (" and" if m.group(2) else "")),
     # their "since": "desde 2017", "depuis cinq ans", "seit 2010"
-    (re.compile(r"\b(?:desde|depuis|seit|sinds)\b"), "since"),
+    (re.compile(r"\b(?:desde|depuis|seit|sinds|sejak)\b"), "since"),
     # no car: "no tengo auto", "nao tenho carro", "je n'ai pas de voiture", "ich habe kein auto"
     (re.compile(r"\b(?:no tengo (?:auto|coche|carro)|nao tenho carro|je n ai pas de voiture|non ho (?:la )?macchina|"
-                r"ich habe kein auto|ik heb geen auto)\b"), "i have no car"),
+                r"ich habe kein auto|ik heb geen auto|у (?:меня нет|мене немає|мене нема) "
+                r"(?:машины|машини|автомобиля|автомобіля|авто))\b"), "i have no car"),
     # years of marriage: "quinze ans de mariage", "30 anos de casados", "58 years since our wedding"
     (re.compile(r"\b([a-z0-9]+) (?:ans de mariage|anos de casad[oa]s|anos de casamento|anos de matrimonio|"
                 r"anni di matrimonio)\b"), "\\1 years married"),
@@ -111,38 +129,12 @@ _MALAY_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], st
     (re.compile(r"\b(?:saya|aku|gue|gw) (?:sudah |udah |dah )?(?:bercerai|cerai)\b"), "i am divorced"),
     (re.compile(rf"\b(?:saya|aku|gue|gw) (?:seorang |adalah )?({'|'.join(_MALAY_TRADES)})(?: (?:sd|smp|sma|smk|tk))?\b( (?:di|kat)(?= ))?"),
      lambda m: "i am " + _MALAY_TRADES[m.group(1)] + (" at" if m.group(2) else "")),
-    (re.compile(r"\bsejak\b"), "since"),
     (re.compile(r"\b(?:(?:saya|aku|gue|gw) )?(?:tidak|tak|gak|nggak|ga|ndak) (?:punya|ada) (?:mobil|kereta)\b"),
      "i have no car"),
 )
 _MALAY_GATE = frozenset("umur usia saya aku kami gue gw tinggal menetap berdomisili sudah udah dah telah "
-                        "tidak tak gak nggak ga ndak sejak".split())
-# Russian and Ukrainian (Cyrillic stays as written): "Note: замужем", "I'm a медсестра at the
-# hospital", "мне 45 лет" (a partner's word, "моя дружина", is in _PARTNERS); the status and
-# trade words say themselves
-_CYRILLIC_WORDS = {
-    **dict.fromkeys(("замужем", "женат", "женатый", "одружений", "одружена", "заміжня"), "married"),
-    **dict.fromkeys(("разведен", "разведена", "разведён", "розлучений", "розлучена"), "divorced"),
-    **dict.fromkeys(("вдова", "вдовец", "вдівець"), "widowed"),
-    **dict.fromkeys(("холост", "холостой", "неодружений", "неодружена", "незаміжня"), "single"),
-    **dict.fromkeys(("помолвлен", "помолвлена", "заручений", "заручена"), "engaged"),
-    **dict.fromkeys(("пенсионер", "пенсионерка", "пенсіонер", "пенсіонерка"), "retired"),
-    **dict.fromkeys(("медсестра", "медбрат", "медсестрой"), "a nurse"),
-    **dict.fromkeys(("учитель", "учительница", "вчитель", "вчителька", "педагог"), "a teacher"),
-    **dict.fromkeys(("врач", "лікар", "лікарка"), "a doctor"),
-    **dict.fromkeys(("студент", "студентка"), "a student"),
-}
-_CYRILLIC_WORD = "|".join(sorted(_CYRILLIC_WORDS, key=len, reverse=True))
-_CYRILLIC_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
-    (re.compile(r"(?:\bя |^|(?<=[,.!?;:] ))(?:не замужем|не женат)(?!\w)"), "i am single"),
-    # after "я" or "I am (a)", at a sentence's start or alone: "я замужем", "Note: замужем."
-    (re.compile(rf"(?:\bя (?:уже |теперь |тепер )?|\bi am (?:a |an )?|^|(?<=[,.!?;:] ))({_CYRILLIC_WORD})(?!\w)"),
-     lambda m: "i am " + _CYRILLIC_WORDS[m.group(1)]),
-    (re.compile(r"(?:\bя )?(?:на пенсии|на пенсії)(?!\w)"), "i am retired"),
-    (re.compile(r"\b(?:мне|мені) ([1-9]\d)(?: (?:лет|год|года|років|рік|роки))?(?!\w)"), "i am \\1"),
-    (re.compile(r"\bу (?:меня нет|мене немає|мене нема) (?:машины|машини|автомобиля|автомобіля|авто)(?!\w)"),
-     "i have no car"),
-)
+                        "tidak tak gak nggak ga ndak".split())
+# Russian and Ukrainian words are in _WORDS, _PARTNERS and _REWRITES; text with Cyrillic passes the gate
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
 _PARTNER_REWRITES = tuple((re.compile(rf"\b(?:{words})\b"), f"my {english}") for english, words in _PARTNERS.items())
 _LETTERS = re.compile(r"[a-z]+")
@@ -151,21 +143,17 @@ _GATE = frozenset(word.split()[-1] for word in _WORDS) | frozenset(
     "desde depuis seit vivo moro habite vis abito vivimos moramos habitons abitiamo wohne wohnen lebe tengo tenho j ho "
     "bin voiture macchina kein mariage casados casadas casamento matrimonio mari epouse esposa esposo marido mujer "
     "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin "
-    "ik wonen sinds mijn suis sono sou soy suami suamiku istri isteri istriku isteriku".split()
+    "ik wonen sinds sejak mijn suis sono sou soy suami suamiku istri isteri istriku isteriku".split()
 )
 
 
 def in_english(norm: str) -> str:
     """`norm` (text.normalise'd) with the fact-carrying phrases of other languages in English."""
-    cyrillic = _CYRILLIC.search(norm) is not None
-    if cyrillic:
-        for pattern, replacement in _CYRILLIC_REWRITES:
-            norm = pattern.sub(replacement, norm)
     letters = _LETTERS.findall(norm)
     if not _MALAY_GATE.isdisjoint(letters):
         for pattern, replacement in _MALAY_REWRITES:
             norm = pattern.sub(replacement, norm)
-    if _GATE.isdisjoint(letters) and not cyrillic:  # nearly every message: nothing to do
+    if _GATE.isdisjoint(letters) and _CYRILLIC.search(norm) is None:  # nearly every message: nothing to do
         return norm
     for pattern, replacement in _REWRITES:
         norm = pattern.sub(replacement, norm)

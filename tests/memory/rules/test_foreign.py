@@ -71,7 +71,7 @@ def test_the_gate_never_skips_a_rewrite() -> None:
     from bot.memory.rules import foreign
 
     def ungated(norm: str) -> str:
-        for pattern, replacement in (foreign._CYRILLIC_REWRITES + foreign._MALAY_REWRITES + foreign._REWRITES
+        for pattern, replacement in (foreign._MALAY_REWRITES + foreign._REWRITES
                                      + foreign._PARTNER_REWRITES):
             norm = pattern.sub(replacement, norm)
         return norm
