@@ -30,7 +30,10 @@ _WORDS: dict[str, str] = {
                      "verloofd"),
                     "engaged"),
     **dict.fromkeys(("jubilado", "jubilada", "aposentado", "aposentada", "retraite", "retraitee", "pensionato",
-                     "pensionata", "in pensione", "rentner", "rentnerin", "pensionista", "gepensioneerd"), "retired"),
+                     "pensionata", "in pensione", "rentner", "rentnerin", "pensionista", "gepensioneerd",
+                     # the Slavic, Polish and Hungarian pensioner: "I'm a penzionerka now"
+                     "penzioner", "penzionerka", "penzionista", "emeryt", "emerytka", "duchodce", "duchodkyne",
+                     "nyugdijas"), "retired"),
     **dict.fromkeys(("vegano", "vegana", "vegane", "veganer", "veganerin", "vegetalien", "vegetalienne"), "vegan"),
     **dict.fromkeys(("vegetariano", "vegetariana", "vegetarien", "vegetarienne", "vegetarier", "vegetarierin"),
                     "vegetarian"),
@@ -61,12 +64,12 @@ _ALONE = frozenset(w for w in _WORDS if w not in {"divorce", "marie", "fiance", 
 _WORD = "|".join(sorted(_WORDS, key=len, reverse=True))
 _ALONE_WORD = "|".join(sorted(_ALONE, key=len, reverse=True))
 _PARTNERS = {
-    "husband": r"mon mari|mi (?:marido|esposo)|meu marido|mio marito|mein mann|mijn man|suami (?:saya|aku|gue)|suamiku|"
+    "husband": r"(?:moj|muj|my) (?:muz|maz|suprug)|gharwala|mera pati|mere pati|shohar|mister ko|kocam|mon mari|mi (?:marido|esposo)|meu marido|mio marito|mein mann|mijn man|suami (?:saya|aku|gue)|suamiku|"
                r"мой муж|мій чоловік",
-    "wife": r"ma femme|mon epouse|mi (?:esposa|mujer)|minha (?:esposa|mulher)|mia moglie|meine frau|mijn vrouw|"
+    "wife": r"(?:moja|moje|my) (?:zena|zona|supruga)|gharwali|biwi|meri patni|misis ko|hanimim|ma femme|mon epouse|mi (?:esposa|mujer)|minha (?:esposa|mulher)|mia moglie|meine frau|mijn vrouw|"
             r"(?:istri|isteri) (?:saya|aku|gue)|istriku|isteriku|моя жена|моя дружина",
-    "boyfriend": r"mi novio|meu namorado|mon copain|il mio ragazzo|mio ragazzo|мой парень|мій хлопець",
-    "girlfriend": r"mi novia|minha namorada|ma copine|la mia ragazza|mia ragazza|meine freundin|моя девушка|моя дівчина",
+    "boyfriend": r"nobyo ko|mi novio|meu namorado|mon copain|il mio ragazzo|mio ragazzo|мой парень|мій хлопець",
+    "girlfriend": r"nobya ko|mi novia|minha namorada|ma copine|la mia ragazza|mia ragazza|meine freundin|моя девушка|моя дівчина",
 }
 
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
@@ -84,10 +87,11 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
      lambda m: "i am a " + re.sub(r"cion$", "ction", m.group(1) or m.group(2)) + "ist"),
     # in an English sentence: "tell it I'm aposentada" (not "I am Marie")
     # (an article only before a Cyrillic word: "I'm a медсестра at the clinic")
-    (re.compile(rf"\bi am (?:an? (?=[\u0400-\u04ff]))?({_ALONE_WORD})\b"), lambda m: "i am " + _WORDS[m.group(1)]),
+    (re.compile(rf"\bi am (?:an? )?({_ALONE_WORD})\b"), lambda m: "i am " + _WORDS[m.group(1)]),
     # the word alone at a sentence's start: "jubilado desde 2017", "Viuda.", "divorce depuis cinq
     # ans" (a word that is also English only before its language's "since")
-    (re.compile(rf"(?:^|(?<=[.!?;:] ))({_ALONE_WORD})(?= (?:desde|depuis|seit|sinds|since|now|ya)\b|[,.!;]|$)"),
+    # (or before where: "Infirmière at the CHL", "maestra in a village school")
+    (re.compile(rf"(?:^|(?<=[.!?;:] ))({_ALONE_WORD})(?= (?:desde|depuis|seit|sinds|since|now|ya|at|in|en|a|au|bei|im)\b|[,.!;]|$)"),
      lambda m: "i am " + _WORDS[m.group(1)]),
     (re.compile(rf"(?:^|(?<=[.!?;:] ))({_WORD}) (?=(?:desde|depuis|seit|sinds)\b)"),
      lambda m: "i am " + _WORDS[m.group(1)] + " "),
@@ -107,6 +111,19 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (re.compile(r"\b(?:no tengo (?:auto|coche|carro)|nao tenho carro|je n ai pas de voiture|non ho (?:la )?macchina|"
                 r"ich habe kein auto|ik heb geen auto|у (?:меня нет|мене немає|мене нема) "
                 r"(?:машины|машини|автомобиля|автомобіля|авто))\b"), "i have no car"),
+    # Turkish says "I am" with a suffix ("evliyim", "ogretmeniyim", "45 yasindayim"); Filipino with
+    # "na ako" ("30 na ako": 30 now), "kasal na ako", and "po" of politeness after the word ("single po")
+    (re.compile(r"\b(?:evliyim|evliyiz|kasal na (?:ako|kami)|kasal ako|may asawa na ako)\b"), "i am married"),
+    (re.compile(r"\b(?:bekarim|bekarim ben)\b"), "i am single"),
+    (re.compile(r"\b(?:bosandim|bosanmisim|hiwalay na ako)\b"), "i am divorced"),
+    (re.compile(r"\b(?:dulum|biyudo ako|biyuda ako)\b"), "i am widowed"),
+    (re.compile(r"\b(?:nisanliyim)\b"), "i am engaged"),
+    (re.compile(r"\b(?:emekliyim|retirado na ako)\b"), "i am retired"),
+    (re.compile(r"\b(?:ogretmenim|ogretmeniyim)\b"), "i am a teacher"),
+    (re.compile(r"\b(?:hemsireyim)\b"), "i am a nurse"),
+    (re.compile(r"\b(?:doktorum)\b"), "i am a doctor"),
+    (re.compile(r"\b([1-9]\d) (?:yasindayim|yasinda|na (?:ako|ko))\b"), "i am \\1"),
+    (re.compile(r"\b(single|married|divorced|widowed|engaged|retired) po\b"), "\\1"),
     # years of marriage: "quinze ans de mariage", "30 anos de casados", "58 years since our wedding"
     (re.compile(r"\b([a-z0-9]+) (?:ans de mariage|anos de casad[oa]s|anos de casamento|anos de matrimonio|"
                 r"anni di matrimonio)\b"), "\\1 years married"),
@@ -143,7 +160,10 @@ _GATE = frozenset(word.split()[-1] for word in _WORDS) | frozenset(
     "desde depuis seit vivo moro habite vis abito vivimos moramos habitons abitiamo wohne wohnen lebe tengo tenho j ho "
     "bin voiture macchina kein mariage casados casadas casamento matrimonio mari epouse esposa esposo marido mujer "
     "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin "
-    "ik wonen sinds sejak mijn suis sono sou soy suami suamiku istri isteri istriku isteriku".split()
+    "ik wonen sinds sejak mijn suis sono sou soy suami suamiku istri isteri istriku isteriku "
+    "evliyim evliyiz kasal asawa bekarim bosandim bosanmisim hiwalay dulum biyudo biyuda nisanliyim emekliyim "
+    "retirado ogretmenim ogretmeniyim hemsireyim doktorum yasindayim yasinda ako ko po gharwala gharwali pati "
+    "shohar biwi patni mister misis kocam hanimim nobyo nobya muz maz suprug zena zona supruga".split()
 )
 
 

@@ -118,9 +118,9 @@ _PASTIME_VERBS = frozenset("have like play hit a an am be m".split())
 _DRINKS = {
     **dict.fromkeys("coffee coffe espresso latte cappuccino americano cortado macchiato mocha "
                     "flatwhite coldbrew doubledouble kopi cafezinho cafecito ristretto frappuccino "
-                    "nescafe folgers longblack kape kaffee kahve koffie kafe kahawa qahwa gahwa".split(), "coffee"),
+                    "nescafe folgers longblack kape kaffee kahve kahvesi koffie kafe kahawa qahwa gahwa kawa".split(), "coffee"),
     **dict.fromkeys("tea chamomile matcha chai cuppa earlgrey oolong rooibos lipton tetley darjeeling assam "
-                    "sencha teh".split(), "tea"),
+                    "sencha teh cay".split(), "tea"),
     # and the beers people name by their brand, from general knowledge (2026-12-04)
     **dict.fromkeys("beer lager ale ipa stout pilsner porter pint pints brewski brewskis coldie coldies "
                     "molson labatt coors budweiser heineken corona guinness carlsberg tusker modelo pacifico "
@@ -259,8 +259,16 @@ def frame(text: str) -> Frame | None:
         # my two dachshunds against the world": the person has the sister, the dogs; what the
         # two do together is no thing of one's own
         return Frame(verb="have", objects=_with_kinds([w for w in named if w not in _NUMBER_WORDS]))
-    if toks[:2] in (["there", "is"], ["there", "are"]):
+    if toks[:2] in (["there", "is"], ["there", "are"], ["there", "s"]):
         toks = toks[2:]  # "there's a grumpy orange tabby who runs this house"
+        # "there's a cat in the flat too": a pet where one lives is one's own
+        if (len(toks) > 4 and toks[0] in _ARTICLES and _is_pet(lemma(toks[1])) and toks[2] in ("in", "at")
+                and toks[3] in ("the", "my", "our") and toks[4] in _HOME_WORDS):
+            return Frame(verb="have", objects=_with_kinds(toks[1:2]))
+    if toks[:1] == ["now"] and toks[1:2] in (["he"], ["she"], ["it"]):
+        toks = toks[1:]
+    if len(toks) > 3 and toks[0] in ("he", "she", "it") and toks[1] in ("is", "s") and toks[2] in _POSSESSIVE:
+        toks = toks[2:]  # "now she is my cat": my cat
     if toks and toks[0] not in ("i", "we"):
         return _owned(toks) or _pastime_first(toks) or _thing_said(toks) or _pet_said(toks)
     if not toks:
@@ -470,6 +478,7 @@ _DRINK_THINGS = frozenset(
     "pot pots grinder bag bags filter filters can cans bottle bottles glass glasses".split()
 )
 _ARTICLES = frozenset({"a", "an", "the"})
+_HOME_WORDS = frozenset("flat house home apartment place garden yard farm".split())
 # a pet word that names something else with the next word ("dog park", "cat person")
 _PET_COMPOUNDS = frozenset(
     "park parks food walker walkers walking sitter sitting show shows bed beds toy toys hair groomer "
@@ -515,9 +524,11 @@ def _pet_said(toks: list[str]) -> Frame | None:
         named = (2 <= n <= 3 and toks[1] == "the" and toks[0] not in _ARTICLES
                  or toks[0] == "the" and 1 <= n <= 2 and word == tok
                  or n == 2 and toks[1] in _POSSESSIVE)  # "Bruno my pitbull is the goodest boy"
-        if not (named or _FIRST_PERSON & set(after)) or _NOT_MINE & set(before) or _OTHERS & set(before):
+        # "Cat named Ace, black": a pet by its name, said first, is the one everyone knows
+        naming = n == 0 and after[:1] in (["named"], ["called"])
+        if not (named or naming or _FIRST_PERSON & set(after)) or _NOT_MINE & set(before) or _OTHERS & set(before):
             return None
-        if after[:1] and (after[0] in _PET_COMPOUNDS or after[0] in _SOMEONE_ELSES) or _news(after):
+        if after[:1] and (after[0] in _PET_COMPOUNDS or after[0] in _SOMEONE_ELSES) or not naming and _news(after):
             return None
         words = [t for t in toks[:n + 1] if t not in _NUMBER_WORDS and not _is_number(t) and t != "me"]
         return Frame(verb="have", objects=_with_kinds(words[-2:]))

@@ -159,6 +159,12 @@ _DISPOSED_MODELS = (
     r"golf|polo|focus|fiesta|corsa|astra|clio|micra|leaf|charger|accord|fit|jazz|beetle|mini|ranger|"
     r"explorer|escape|pilot|rogue|fusion|ka|yaris|prius"
 )
+# models named after a place or a word, which cars.json leaves out: a car only when bought or got
+# ("bought a Tacoma last spring", "upgraded to a Tundra"), never found elsewhere ("Tacoma is home")
+_PLACE_MODELS = (
+    r"tacoma|tucson|santa fe|santa cruz|yukon|tahoe|durango|sedona|denali|acadia|cheyenne|sienna|"
+    r"escalade|tundra|highlander|sequoia|outback|pathfinder|palisade"
+)
 VEHICLES = (
     r"(?:car|truck|pickup|pickup truck|suv|minivan|mini van|van|motorcycle|motorbike|scooter|"
     r"moped|convertible|sedan|hatchback|jeep|station wagon|wagon|coupe|electric car|ev|hybrid|ute)"
@@ -478,6 +484,12 @@ _JOB_VALUES: tuple[tuple[str, str], ...] = (
     # the work said as a verb is its profession: "I teach at a high school"
     (r"^(?:teach|teaching)\b", "teacher"),  # the subject is detail: "teach english", "teach maths"
     (r"^nursing$", "nurse"),
+    # a trade in the writer's own language, its first word ("maestra rural", "profe de geografia",
+    # "infirmiere at the chl") is the English trade (foreign.py reads "soy maestra" itself)
+    (r"^(?:maestr[oa]|profe|profesora?|professora?|professeur|lehrer(?:in)?|leraar|lerares|insegnante|"
+     r"enseignante?|docente|cikgu|masterji|sensei|ucitel(?:ka)?|nauczyciel(?:ka)?|ogretmen)\b", "teacher"),
+    (r"^(?:enfermer[oa]|enfermeir[oa]|infirmiere?|infermier[ea]|krankenschwester|krankenpfleger(?:in)?|"
+     r"verpleegkundige|perawat|jururawat|hemsire|pielegniarka|medsestra)\b", "nurse"),
     # a pensioner, a retiree and an OAP are retired (one value: "I'm a pensioner now" after
     # "retired after 35 years at the post office" is the same)
     (r"^(?:retired|pensioner|retiree|oap|senior citizen|on (?:a|my|the) pension)$", "retired"),
@@ -981,7 +993,13 @@ SLOTS: dict[str, SlotRule] = {
             r"class|grade|level|stage|version|phase|platform|plan|model|shift|division|unit|group|"
             r"office|desk|seat|table|room|topic|subject|question|step|page|chapter|channel|app|"
             r"phone|account|tier|course|track|floor|(?:state |small |old age )?pension|benefits|welfare|savings|budget|"
-            r"coffee|caffeine|noodles)\b|\b(?:floor|storey|story)\b|^\d|^(?:this|that|it|there|here|which|what|"
+            r"coffee|caffeine|noodles)\b|"
+            # what one lives on is food or money, not a place: "we live on rice and beans" (not
+            # "Rice Street")
+            r"^(?:rice|bread|pasta|beans|toast|porridge|oats|potatoes|soup|tea|sandwiches|pizza|takeaways?|"
+            r"takeout|leftovers|snacks|fumes|ramen|cereal|eggs|cheese|fruit|salad|junk food|fast food|"
+            r"tips|minimum wage|one income|a shoestring|handouts)\b(?! (?:street|st|road|rd|avenue|ave|lane|"
+            r"drive|way|hill|island|farm|tree|valley|bay|town|city|creek|point|cove)\b)|\b(?:floor|storey|story)\b|^\d|^(?:this|that|it|there|here|which|what|"
             r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|and|or|but|so|"
             r"shape|charge|bed|town|the middle|pain|a hurry|a rush|the mood|line|the car|class|"
             r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"
@@ -1015,7 +1033,7 @@ SLOTS: dict[str, SlotRule] = {
             (r"\b(?:signed|finalised|finalized) (?:the |our |my )?divorce(?: papers)?\b|"
              r"\b(?:the|our|my) divorce (?:came through|was finalised|was finalized|went through|is final)\b", "divorced"),
             # (not a wedding's age, which says nothing of now: "I married young", "married at 19")
-            rf"{S}{A}(?P<value>married(?! (?:young|too young|early|at \d+|at {NUM}\b))|divorced|broke up|split up|separated|split from|"
+            rf"{S}{A}(?P<value>married(?! (?:off\b|young|too young|early|at \d+|at {NUM}\b))|divorced|broke up|split up|separated|split from|"
             rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
             rf"{S}{A}(?:got|was|have been|have got) (?P<value>dumped)\b",
             # told by the wedding: "the missus and i tied the knot back in 91", "put a ring on it
@@ -1068,6 +1086,9 @@ SLOTS: dict[str, SlotRule] = {
             (r"\bi am (?:a |an )(?:(?:proud|happy|loving|devoted|stay at home|working) )?(?:wife|husband)\b",
              "married"),
             (r"\b(?:i am|we are) (?:a |an )?(?:newlywed|newlyweds|newly wed|newly weds)\b", "married"),
+            # the years of one's marriage: "25 years of marriage and counting" (not the parents')
+            (rf"^(?!.*\b(?:parents|their|his|her|grandparents|mum and dad|mom and dad|folks)\b).*"
+             rf"\b(?:\d+|{NUM}) (?:years?|decades?) of (?:marriage|married life|wedded bliss)\b", "married"),
             (r"\bi am (?:a |an )?(?:recent |proud )?(?:divorcee|divorcé|divorcée)\b", "divorced"),
             # (or said with ceremony: "I have the honour of being a married man")
             r"(?:\bi am|\bi have the (?:honou?r|pleasure|privilege) of being) (?:a|an) (?:(?:happily|proud|newly|recently|young|old) )?(?P<value>married|divorced|"
@@ -1170,16 +1191,16 @@ SLOTS: dict[str, SlotRule] = {
             rf"{S}{A}(?:own|have|bought|got|purchased|leased|lease|have got|am getting|"
             rf"have bought|ride|picked up|just picked up|drove home|upgraded to|have upgraded to|switched to|"
             rf"traded up to) (?:a|an|my|our|the) "
-            rf"(?:(?:new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
+            rf"(?:(?:own|new|used|old|brand new|second hand|secondhand|electric|hybrid|vintage|"
             rf"classic|red|blue|black|white|silver|gray|grey|green|little|big|\d{{4}}) )*"
             # (the word after a make is its model, not when: "bought a Corolla last month")
             rf"(?P<value>{CAR_BRANDS}(?: (?!(?:last|this|next|yesterday|today|ago|and|but|now|since|for|in|on|at|"
-            rf"with|from|to)\b)\w+)?|{VEHICLES}|{CAR_NAMES})\b",
+            rf"with|from|to)\b)\w+)?|{VEHICLES}|{CAR_NAMES}|{_PLACE_MODELS})\b",
             # one's car named by its make or model: "my honda civic has over 200k miles", "my f150"
             # (not after a disposal: "I sold my honda civic" is no car, below)
             rf"(?<!sold )(?<!sell )(?<!of )(?<!totaled )(?<!totalled )(?<!wrecked )(?<!scrapped )"
             rf"\b(?:my|our) (?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?P<value>(?:{CAR_NAMES})(?: (?:{CAR_NAMES}))?)"
-            rf"\b(?! (?:dealer|dealership|dealerships|salesman|factory|plant|stock|shares|commercial|keys?|"
+            rf"\b(?! (?:moto|motorbike|motorcycle|motor bike|scooter|bike|dealer|dealership|dealerships|salesman|factory|plant|stock|shares|commercial|keys?|"
             rf"collection|poster|models?|toys?|shirt|hat|jacket)\b)",
             rf"{S}{A}(?P<neg>sold|had to sell|got rid of|totaled|totalled|wrecked|scrapped) (?:a|an|my|our|the) "
             rf"(?:(?:{_CAR_ADJECTIVES}) ){{0,3}}(?:{CAR_BRANDS}|{VEHICLES}|{CAR_NAMES}|{_DISPOSED_MODELS})\b"
@@ -1331,6 +1352,8 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "age": SlotRule(
         patterns=(
+            # (not a comparison: "they treat me like I'm ten", "as if I were 80")
+            rf"(?<!\blike )(?<!\bas if )(?<!\bas though )"
             rf"\bi (?:only |really |actually |finally )?(?:am|turned|just turned|just turn|will be|will turn|"
             rf"am turning|have turned|recently turned|became|just became) (?:now )?(?:about |almost |nearly |"
             rf"over |under |only |just )?(?P<value>{NUM})(?: \(\d{{1,3}}\))?"
@@ -1364,7 +1387,8 @@ SLOTS: dict[str, SlotRule] = {
             # a birthday by when it came: "17 since march", "42 as of last week", "Sixty-two last
             # birthday"
             rf"^(?P<value>{NUM}),? (?:since|as of|from) (?:last |this )?(?:{_MONTHS}|my (?:last )?birthday|"
-            r"(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter))\b",
+            r"(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter)|yesterday|"
+            r"(?:last )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
             rf"^(?P<value>{NUM}),? (?:at |on |as of )?(?:my )?last (?:birthday|bday)\b",
             # the years in one's own language: "imam 30 godini", "am 46 de ani", "27 vayassu",
             # "tengo 34 anos" (a number and the word for years, the verb before it any)
@@ -1708,7 +1732,7 @@ _DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?(?:been\b|(?:g
 # a change told without its subject: "turned 35 today", "moved to Leeds", "sold the car"
 _DROPPED_I = re.compile(
     r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
-    r"retired|switched|upgraded|joined|married|divorced|teach|work|live|drive)\b|^just (?:hit|turn)\b"
+    r"retired|switched|upgraded|joined|married(?! off\b)|divorced|teach|work|live|drive)\b|^just (?:hit|turn)\b"
     r"|^am (?!(?:and|or|shifts?|pm)\b)"
 )
 # (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
@@ -2153,6 +2177,9 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     if "favorite team" not in norm:
         norm = _team_supported(norm)
     found = _find_slots_normalised(norm)
+    if not found and "(" in norm:
+        # an aside read past: "Little Rock (Hillcrest, specifically, the cute part)." is a home
+        found = _find_slots_normalised(_ASIDE.sub("", norm))
     if (_DAILY_WORK.search(norm) or _WORK_HOURS.search(norm)) and not any(match.slot == "job" for match in found):
         deeds = deed_professions(norm)
         if len(deeds) == 1:
@@ -2173,6 +2200,10 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         if len(cities) == 1:
             found = (*found, SlotMatch("residence", cities.pop(), hint=False, position=len(norm)))
     return found
+
+
+# a remark in brackets, left out when the sentence is read without it
+_ASIDE = re.compile(r" ?\([^()]*\)")
 
 
 # one's own person lost, named by a first name alone: "since my Inge died in 2020 i am alone",
@@ -2210,9 +2241,10 @@ def _widowed_after(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, 
 
 # "not married" said of a couple: "not married, just together 8 yrs", "Not married, don't see the
 # point, but we're solid" (a partner, not single)
-_UNMARRIED_COUPLE = re.compile(r"\bnot married\b(?=.*\b(?:together|partner|we are solid|we are good|boyfriend|"
-                               r"girlfriend|bf|gf|live together|living together)\b)|\b(?:together|partner|boyfriend|"
-                               r"girlfriend)\b.*\bnot married\b")
+_UNMARRIED = r"\b(?:not married|unmarried|no wedding|no papers|no (?:hurry|rush) (?:for|to get|on) (?:a |the )?(?:wedding|married))\b"
+_COUPLE = (r"\b(?:together|partner|we are solid|we are good|boyfriend|girlfriend|bf|gf|fella|feller|my man|a man|"
+           r"my woman|novio|novia|compa)\b")
+_UNMARRIED_COUPLE = re.compile(rf"{_UNMARRIED}(?=.*{_COUPLE})|{_COUPLE}.*{_UNMARRIED}")
 _NOT_TOGETHER = re.compile(r"\b(?:not|no longer|never) (?:together|with (?:a|my) partner)\b|\bno (?:partner|boyfriend|girlfriend)\b")
 # a place one all but lives in is no home: "dig season I basically live in a trench at Dimini",
 # "I practically live at the gym" (unless it names a town)
@@ -2221,11 +2253,15 @@ _HYPERBOLE_HOME = re.compile(r"\b(?:basically|practically|pretty much|virtually|
 
 
 def _couple_unmarried(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, ...]:
-    """A couple that is not married is partnered: the "not married" alone would read as single."""
+    """A couple that is not married is partnered: the "not married" alone would read as single,
+    and "we're not married" or "together 6 years, no wedding" as nothing."""
+    if not _UNMARRIED_COUPLE.search(norm) or _NOT_TOGETHER.search(norm):
+        return found
     for index, match in enumerate(found):
-        if (match.slot == "relationship" and match.value == "single" and _UNMARRIED_COUPLE.search(norm)
-                and not _NOT_TOGETHER.search(norm)):
+        if match.slot == "relationship" and match.value == "single":
             return (*found[:index], replace(match, value="partnered", negative=False), *found[index + 1:])
+    if not any(match.slot == "relationship" for match in found):
+        return (*found, SlotMatch("relationship", "partnered", hint=False, position=_UNMARRIED_COUPLE.search(norm).start()))
     return found
 
 

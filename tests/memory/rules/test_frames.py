@@ -89,6 +89,16 @@ FRAMES = [
     ("I need a strong coffee before anything", Frame("like", frozenset({"strong", "coffee"}))),
     ("I need a new phone", None),
     ("please keep it, my granddaughter visits every sunday", Frame("have", frozenset({"granddaughter"}))),
+    # twenty-first pass: a pet by its name said first, a pet where one lives, "she is my cat",
+    # tea and coffee in Turkish and Polish
+    ("Cat named Ace, black. Brings me luck", Frame("have", frozenset({"cat"}))),
+    ("Dog called Rex.", Frame("have", frozenset({"dog"}))),
+    ("A cat named Tom lived next door", None),  # someone's cat, once
+    ("There's a cat in the flat too, officially mine", Frame("have", frozenset({"cat"}))),
+    ("There is a dog in the park", None),
+    ("now she is my cat, the neighbours gave up", Frame("have", frozenset({"cat"}))),
+    ("Çay, strong, in the small glass, ten a day", Frame("like", frozenset({"tea"}))),
+    ("Türk kahvesi after every meal", Frame("like", frozenset({"coffee"}))),
 ]
 
 

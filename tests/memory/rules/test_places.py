@@ -22,6 +22,11 @@ CANONICAL = [
     ("brooklyn", None),  # a borough is not its city: Brooklyn to Manhattan is a move
     ("manhattan", None),
     ("florida", None),  # a state is not a city
+    # famous cities whose names are also English words or names: GeoNames' table leaves them out
+    ("Salvador", "salvador"),
+    ("Salvador da Bahia", "salvador"),
+    ("Georgetown", "georgetown"),
+    ("Kobe", "kobe"),
     ("a small town near the coast", None),
     ("", None),
 ]
@@ -32,6 +37,7 @@ PLACE_IN = [
     ("rain again in seattle, shocker", "seattle"),
     ("I love reading on the train", None),  # Reading is a city, but not said like one
     ("keep austin weird", None),  # Austin is also a first name: only with ambiguous=True
+    ("got my law degree at georgetown", None),  # a university too
     ("la la la", None),
 ]
 

@@ -1063,7 +1063,6 @@ SEVENTEENTH_NOT_READ = [
     ("the lads, my team at work, bought me lunch", "favorite_team"),
     ("assistant manager at the garden centre", "name"),
     ("I turned 50 on Sunday and nobody at work remembered", "job"),  # "nobody" is no one's job
-    ("we are not married, just living together", "relationship"),
     ("my parents have been husband and wife for 50 years", "relationship"),
     ("6 months sober strong", "relationship"),
     ("my sister, nurse, in Leeds", "job"),
@@ -1334,6 +1333,56 @@ TWENTIETH_PAIRS = [
     ("Single, and happy that way", "not married, just together 8 yrs", VERDICT_CHANGE),
 ]
 
+# the twenty-first pass: famous cities whose names are also words
+TWENTY_FIRST_READ = [
+    ("Salvador, that's home now", "residence", "salvador"),
+    # a couple not married is partnered, said any way (it had read as nothing, or as single)
+    ("we are not married, just living together", "relationship", "partnered"),
+    ("I have a man, we live together, not married. That's all you get.", "relationship", "partnered"),
+    ("Got a fella, Colm, we're not married so don't be buying a hat", "relationship", "partnered"),
+    ("me and my novio Chema, together 6 years, no wedding, no hurry", "relationship", "partnered"),
+    ("Family-run with my muž Ante, 25 years of marriage and counting", "relationship", "married"),
+    ("kasal na ako, ten years this June", "relationship", "married"),
+    ("Evliyim. 30 years, write it down.", "relationship", "married"),
+    ("Single po. lol", "relationship", "single"),
+    ("Bekarım, no time for love", "relationship", "single"),
+    ("sınıf öğretmeniyim, third graders this year", "job", "teacher"),
+    ("hemşireyim, night shifts at the devlet hastanesi", "job", "nurse"),
+    ("I'm a penzionerka now, ten years out of the factory", "job", "retired"),
+    ("Emerytka, and busier than ever", "job", "retired"),
+    ("Infirmière at the CHU, nights mostly", "job", "nurse at the chu"),
+    ("32 na ako, still the youngest at work", "age", "32"),
+    ("45 yaşındayım", "age", "45"),
+    ("merk dir das: 44 since Tuesday, where does the time go", "age", "44"),
+    ("anota esto: 38 since yesterday", "age", "38"),
+    ("Little Rock (Hillcrest, the cute part).", "residence", "little rock"),
+    ("Finally got my own little Clio, no more running for the bus", "car", "clio"),
+    ("bought a Tacoma last spring", "car", "tacoma"),
+    ("upgraded to a Tundra, the old one was falling apart", "car", "tundra"),
+    ("No car. My Yamaha moto carries me and the shopping", "car", "none"),
+    ("Georgetown born and raised", "residence", "georgetown"),
+]
+TWENTY_FIRST_NOT_READ = [
+    ("I studied law at Georgetown", "residence"),
+    ("we live on rice and beans till payday", "residence"),  # what one lives on is no place
+    ("I live on toast and tea when she's away", "residence"),
+    ("my sisters still treat me like I'm ten", "age"),  # a comparison, no age
+    ("Daughter, married off to Rize. Next.", "relationship"),  # her marriage, not mine
+    ("my parents just had 40 years of marriage", "relationship"),
+    ("we got a sierra nevada ale", "car"),
+]
+TWENTY_FIRST_PAIRS = [
+    # married, then a couple not married (and back): a change of status, Mark older as past
+    ("Married to Heike since 1996. That makes 28 years.", "Got a fella, Colm, we're not married", VERDICT_CHANGE),
+    ("I have a man, we live together, not married.", "Drizzle. Gift sedan 1998, married, to Johan.", VERDICT_CHANGE),
+    # one trade in two languages is the same trade
+    ("Staff nurse on the wards up at Altnagelvin", "Infirmière at the CHU, nights mostly", VERDICT_SAME),
+    ("Profe de geografía at a secondary school", "Maestra rural in a bilingual school up in Chamula", VERDICT_SAME),
+    # a comparison is no age, and a daughter's marriage no status of mine
+    ("I'm 68, and my neighbour says she's 60", "my sisters still treat me like I'm ten", None),
+    ("I've got a partner, Lars (not married, we keep saying next year)", "Daughter, married off to Rize. Next.", None),
+]
+
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
     # "can't wait" is eagerness: the sister is still there, and said again
@@ -1404,12 +1453,12 @@ def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new:
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ + SEVENTEENTH_READ + EIGHTEENTH_READ + NINETEENTH_READ + TWENTIETH_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + SEVENTEENTH_NOT_READ + EIGHTEENTH_NOT_READ + NINETEENTH_NOT_READ + TWENTIETH_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ + SEVENTEENTH_READ + EIGHTEENTH_READ + NINETEENTH_READ + TWENTIETH_READ + TWENTY_FIRST_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + SEVENTEENTH_NOT_READ + EIGHTEENTH_NOT_READ + NINETEENTH_NOT_READ + TWENTIETH_NOT_READ + TWENTY_FIRST_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS + SIXTEENTH_PAIRS + EIGHTEENTH_PAIRS + NINETEENTH_PAIRS + TWENTIETH_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS + SIXTEENTH_PAIRS + EIGHTEENTH_PAIRS + NINETEENTH_PAIRS + TWENTIETH_PAIRS + TWENTY_FIRST_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
