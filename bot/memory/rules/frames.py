@@ -475,7 +475,9 @@ _PASTIME_AROUND = frozenset({"stay", "spend", "waste", "lose"})
 # a drink word that names a thing with the next word: "my coffee mug", "the tea towel"
 _DRINK_THINGS = frozenset(
     "mug mugs cup cups table tables shop shops maker makers machine machines stain stains towel towels "
-    "pot pots grinder bag bags filter filters can cans bottle bottles glass glasses".split()
+    "pot pots grinder bag bags filter filters can cans bottle bottles glass glasses "
+    # a place named for it: "Rize, the tea city", "coffee country", "the tea plantations"
+    "city town capital country region plantation plantations estate estates farm farms fields hills".split()
 )
 _ARTICLES = frozenset({"a", "an", "the"})
 _HOME_WORDS = frozenset("flat house home apartment place garden yard farm".split())

@@ -80,7 +80,7 @@ _FOREIGN_YEARS = (r"anos|anys|ans|jahre|anni|ani|godini|godina|godine|let|lat|ro
 # what may follow an age: the end, a mark or an emoji ("just turned 33 🎂"), or a word that goes
 # on about something else ("i'm 29 rn", "im 16 btw", "29 and ...")
 _AGE_AFTER = (
-    r"(?=$|[,!?;\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]| (?:and|but|now|today|yesterday|this|"
+    r"(?=$|[,!?;\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]| [,.!?;]| (?:and|but|now|today|yesterday|this|"
     r"next|soon|so|as|since|last|on|in|at|with|going|turning|myself|already|too|lol|haha|though|tho|"
     r"recently|rn|btw|fyi|lmao|smh|y all|yall|folks|guys|mate|bro|dude|lads|lah|innit)\b|"
     r" [\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff])"
@@ -1359,6 +1359,9 @@ SLOTS: dict[str, SlotRule] = {
             rf"over |under |only |just )?(?P<value>{NUM})(?: \(\d{{1,3}}\))?"
             rf"(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years?| yrs?)?"
             rf"{_AGE_AFTER}",
+            # a round number reached: "just hit 38, back aches" (not the years of something: "my
+            # husband and i just hit ten years")
+            rf"\bi (?:just )?hit (?P<value>{NUM})(?: (?:years?|yrs?) old)?{_AGE_AFTER}",
             # a birthday said in a learner's words: "I make fifty this year", "I completed 52 years
             # this year", "Fifty-two years I completed this year"
             rf"\bi (?:make|made|complete|completed|will make|will complete|am completing|am making) "

@@ -746,3 +746,16 @@ def test_no_car_then_a_car_the_words_do_not_name_is_a_change(new: str) -> None:
     old = Fact(1, "never owned a car tbh, the bus and my legs do the job", "car")
     found = assess(new, [old], new_slot="car")
     assert [n.verdict for n in found.nominations] == [VERDICT_CHANGE]
+
+
+@pytest.mark.parametrize(("text", "own"), [
+    # a relative's marriage is no status of one's own, with or without the "my" chat drops
+    ("Daughter, married off to Rize. Next.", False),
+    ("my sister got married in May", False),
+    ("married, two kids", True),
+    ("Husband and I split last year", True),
+])
+def test_a_status_the_vectors_name_is_ones_own_only_when_no_relative_has_it(text: str, own: bool) -> None:
+    from bot.memory.rules.conflict import own_present
+
+    assert own_present(text, "relationship") is own

@@ -99,6 +99,7 @@ FRAMES = [
     ("now she is my cat, the neighbours gave up", Frame("have", frozenset({"cat"}))),
     ("Çay, strong, in the small glass, ten a day", Frame("like", frozenset({"tea"}))),
     ("Türk kahvesi after every meal", Frame("like", frozenset({"coffee"}))),
+    ("Rize, the tea city, green hills all the way up", None),  # a place named for tea
 ]
 
 

@@ -1354,6 +1354,7 @@ TWENTY_FIRST_READ = [
     ("32 na ako, still the youngest at work", "age", "32"),
     ("45 yaşındayım", "age", "45"),
     ("merk dir das: 44 since Tuesday, where does the time go", "age", "44"),
+    ("just hit 38 , back aches like im 60", "age", "38"),  # had read 60, the comparison
     ("anota esto: 38 since yesterday", "age", "38"),
     ("Little Rock (Hillcrest, the cute part).", "residence", "little rock"),
     ("Finally got my own little Clio, no more running for the bus", "car", "clio"),
