@@ -779,7 +779,9 @@ _KIN = (r"sons?|daughters?|sisters?|brothers?|sis|bro|twin|mom|mum|mother|dad|fa
         r"colleagues?|coworkers?")
 _PARTNERS = r"wife|husband|partner|boyfriend|girlfriend|bf|gf|fiance|fiancee|hubby|spouse|missus"
 # a fact whose subject is someone else: "my son pulls espresso shots", "she works nights"
-_OTHER_SUBJECT = re.compile(rf"^(?:(?:my|our) (?:\w+ )?(?:{_KIN}|{_PARTNERS})\b(?! and (?:i|me)\b)|(?:he|she|they)\b)")
+# (or what someone told: "The postman told me he's retiring" is the postman's job)
+_OTHER_SUBJECT = re.compile(rf"^(?:(?:my|our) (?:\w+ )?(?:{_KIN}|{_PARTNERS})\b(?! and (?:i|me)\b)|(?:he|she|they)\b"
+                            rf"|(?:the|our|my) (?:\w+ ){{1,2}}?(?:told|tells|said|says|asked|asks) (?:me|us)\b)")
 # (chat drops the "my": "Daughter, married off to Rize")
 _KIN_WORD = re.compile(rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})\b|^(?:{_KIN})\b")
 _PARTNER_WORD = re.compile(rf"\b(?:{_PARTNERS}|ex|other half|better half)\b")

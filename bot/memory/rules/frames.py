@@ -477,7 +477,8 @@ _DRINK_THINGS = frozenset(
     "mug mugs cup cups table tables shop shops maker makers machine machines stain stains towel towels "
     "pot pots grinder bag bags filter filters can cans bottle bottles glass glasses "
     # a place named for it: "Rize, the tea city", "coffee country", "the tea plantations"
-    "city town capital country region plantation plantations estate estates farm farms fields hills".split()
+    "city town capital country region plantation plantations estate estates farm farms fields hills "
+    "break breaks".split()  # "no long chai breaks": a pause, not a drink
 )
 _ARTICLES = frozenset({"a", "an", "the"})
 _HOME_WORDS = frozenset("flat house home apartment place garden yard farm".split())

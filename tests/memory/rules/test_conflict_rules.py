@@ -759,3 +759,16 @@ def test_a_status_the_vectors_name_is_ones_own_only_when_no_relative_has_it(text
     from bot.memory.rules.conflict import own_present
 
     assert own_present(text, "relationship") is own
+
+
+@pytest.mark.parametrize(("text", "own"), [
+    # what someone told is their news, not the speaker's job
+    ("The postman told me he's retiring", False),
+    ("The head nurse told us she is leaving", False),
+    ("I told my boss I am retiring", True),
+    ("Retiring in May after forty years on the buses", True),
+])
+def test_a_job_the_vectors_name_is_ones_own_only_when_no_one_else_says_it(text: str, own: bool) -> None:
+    from bot.memory.rules.conflict import own_present
+
+    assert own_present(text, "job") is own

@@ -100,6 +100,7 @@ FRAMES = [
     ("Çay, strong, in the small glass, ten a day", Frame("like", frozenset({"tea"}))),
     ("Türk kahvesi after every meal", Frame("like", frozenset({"coffee"}))),
     ("Rize, the tea city, green hills all the way up", None),  # a place named for tea
+    ("Paid per piece, so no long chai breaks", None),  # a pause, not a drink
 ]
 
 
