@@ -285,7 +285,11 @@ PROFESSIONS: frozenset[str] = frozenset(
 # so are the old heads of trades that are no words alone ("fishmonger", "locksmith", "shipwright",
 # "watchmaker", "shopkeeper", "stonemason"; the non-trades among them are in NOT_JOBS)
 _COMPOUND_HEADS = (*(word for word in PROFESSIONS if len(word) >= 4), "monger", "smith", "wright", "maker",
-                   "keeper", "mason")
+                   "keeper", "mason",
+                   # the heads of German compound trades ("Werkzeugmacher", "Busfahrer", "Altenpflegerin",
+                   # "Kfz-Mechaniker", "Deutschlehrerin")
+                   "macher", "fahrer", "fahrerin", "pfleger", "pflegerin", "arbeiter", "arbeiterin", "lehrer",
+                   "lehrerin", "mechaniker", "elektriker", "techniker", "informatiker", "verkaufer", "verkauferin")
 
 NOT_JOBS: frozenset[str] = frozenset(
     """

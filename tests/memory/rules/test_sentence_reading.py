@@ -1355,6 +1355,10 @@ TWENTY_FIRST_READ = [
     ("45 yaşındayım", "age", "45"),
     ("merk dir das: 44 since Tuesday, where does the time go", "age", "44"),
     ("just hit 38 , back aches like im 60", "age", "38"),  # had read 60, the comparison
+    # German compound trades by their heads
+    ("Werkzeugmacher. Trained 1988 to 1991, on the job since.", "job", "werkzeugmacher"),
+    ("Altenpflegerin, 20 Jahre", "job", "altenpflegerin"),
+    ("Busfahrer. Line 7, every day", "job", "busfahrer"),
     ("anota esto: 38 since yesterday", "age", "38"),
     ("Little Rock (Hillcrest, the cute part).", "residence", "little rock"),
     ("Finally got my own little Clio, no more running for the bus", "car", "clio"),
@@ -1371,6 +1375,7 @@ TWENTY_FIRST_NOT_READ = [
     ("Daughter, married off to Rize. Next.", "relationship"),  # her marriage, not mine
     ("my parents just had 40 years of marriage", "relationship"),
     ("we got a sierra nevada ale", "car"),
+    ("Hiker, mostly weekends", "job"),
 ]
 TWENTY_FIRST_PAIRS = [
     # married, then a couple not married (and back): a change of status, Mark older as past
