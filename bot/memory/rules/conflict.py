@@ -866,7 +866,14 @@ def _same_work(a: str | None, b: str | None) -> bool:
     words_a, words_b = profession_words(a), profession_words(b)
     if words_a & words_b:
         return True
-    return _same_root(content_words(a), content_words(b))
+    if _same_root(content_words(a), content_words(b)):
+        return True
+    # the work told as what one does ("fix mobile phones", slots._work_done) and the trade that
+    # does it ("phone repairman", "amber polisher"): a thing worked on in both
+    if not (words_a and words_b):
+        shared = {w for w in lemmas(a) & lemmas(b) if len(w) >= 4 and w not in GENERIC_WORDS and w not in STOP_WORDS}
+        return bool(shared)
+    return False
 
 
 def _same_root(a: frozenset[str], b: frozenset[str]) -> bool:

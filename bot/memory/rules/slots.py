@@ -2191,6 +2191,10 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         deeds = deed_professions(norm)
         if len(deeds) == 1:
             found = (*found, SlotMatch("job", next(iter(deeds)), hint=False, position=len(norm)))
+    if not any(match.slot == "job" for match in found):
+        work = _work_done(without_lead_in(norm))
+        if work is not None:
+            found = (*found, SlotMatch("job", work, hint=False, position=len(norm)))
     if not any(match.slot == "relationship" and not match.hint for match in found):
         loss = _NAMED_LOSS.search(norm)
         # a name as written (capitalised), or any word with a loss felt ("since mary passed
@@ -2280,6 +2284,73 @@ _POINTED_HOME = re.compile(
     # "Freetown has changed so much ... Still, it's home and I never left"
     r"\bit is (?:still )?(?:my |our )?home\b(?! (?:made|time|grown|cooked|for|to|from|with|alone|soon)\b)"
 )
+
+
+# a trade no table knows, told as what one does at work: "I polish amber. At the kombinat ...
+# all day", "Me I pour bronze ... every day God gives", "I fix mobile phones, small shop in the
+# bazaar", "I pole bamboo raft ... tourists sit". The value is the work itself ("polish amber"):
+# another job is another value. Only with words of work (a workplace, customers, hours, shifts,
+# for a living; "all day" or "every day" only for a verb that is seldom a pastime), never with
+# words of leisure ("on weekends", "for fun", "after work"), and never for the verbs of
+# pastimes, wants, habits and talk.
+_WORK_VERB_NOT = (
+    r"play|watch|read|game|scroll|sleep|binge|chill|relax|nap|listen|text|dream|think|sit|lie|lay|worry|eat|"
+    r"drink|love|like|enjoy|hate|go|went|have|had|am|was|walk|run|cook|bake|get|got|take|took|make|do|did|"
+    r"need|want|wish|hope|miss|see|saw|feel|try|keep|spend|still|also|just|really|never|always|usually|often|"
+    r"mostly|only|can|could|will|would|should|must|say|said|tell|told|know|call|visit|live|stay|grew|used|own|"
+    r"drive|ride|support|follow|root|cheer|pray|meditate|swim|hike|cycle|bike|jog|climb|dance|sing|collect|"
+    r"knit|sew|draw|write|garden|fish|hunt|volunteer|help|teach|coach|train|study|learn|speak|use|buy|bought|"
+    r"start|started|quit|left|moved|came|lift|prefer|guess|send|pass|skateboard|literally|honestly|basically|"
+    r"probably|mean|swear|bet|adore|lose|lost|spent|pay|paid|wake|woke|commute|travel|shower|check|chat|"
+    r"talk|post|stream|practice|practise|exercise|workout|don|dont|didnt|cant|wont|feed|brew|grow|tend|raise|"
+    r"look|care|babysit|host|organise|organize|smoke|vape|shop|hang|meet|met|bring|carry|wear|put|let|give|"
+    r"work|works|fall|hear|smell|taste|sleep|wait|sit|stand by"
+)
+_WORK_DONE = re.compile(
+    r"(?:^|[.!?;:,] |\bme )i (?!(?:" + _WORK_VERB_NOT + r")\b)(?![a-z]+ed\b)(?P<verb>[a-z]{3,}) "
+    r"(?P<obj>(?:[a-z0-9]+ ){0,3}[a-z0-9]+)"
+)
+_WORK_WORDS = re.compile(
+    r"\b(?:at the (?:\w+ ){0,3}?(?:yard|factory|plant|mill|market|stall|workshop|site|kombinat|depot|warehouse|"
+    r"port|docks|mine|quarry|hotel|restaurant|salon|clinic|bazaar|manufaktur|smelter|refinery|line|counter|till)|"
+    r"my (?:stall|booth|trawler|cab|taxi|counter)|small shop|customers|clients|tourists|passengers|"
+    r"for a living|(?:\d+|eight|ten|twelve|nine|six) hours? (?:a|per) (?:day|shift)|\d+ ?hour shifts?|"
+    r"\bshifts?\b|per piece|on the job)\b"
+)
+_WORK_DAYS = re.compile(r"\b(?:all day|every day|whole day|day in day out|every night from)\b")
+_LEISURE_WORDS = re.compile(
+    r"\b(?:for fun|hobby|weekends?|spare time|free time|days off|day off|after work|at home|on my breaks?|"
+    r"in my garden|my (?:own )?(?:garage|shed|backyard|workshop)|retired|retirement|kids|grandkids|"
+    r"after (?:a |my |the |every )?(?:long |night |day )?shifts?)\b"
+)
+# the verbs of a thing often done for pleasure: only with words of work ("I paint trucks ... at
+# the yard"), not with "every day" alone ("I paint every day")
+_PASTIME_LIKE = frozenset("paint carve build fix repair weave polish restore".split())
+_FILLERS = frozenset("the a an my our some all of on in at up to for with and from like maybe about over it them".split())
+_PLACE_PREPOSITIONS = frozenset("in at on for with from to by under near".split())
+_WORK_TIMES = frozenset("day days night nights every morning mornings evening week weekend shift shifts hours".split())
+
+
+def _work_done(norm: str) -> str | None:
+    """The work a sentence tells as one's own trade ("polish amber"), or None (see _WORK_DONE)."""
+    if _LEISURE_WORDS.search(norm):
+        return None
+    strong = _WORK_WORDS.search(norm) is not None
+    if not strong and _WORK_DAYS.search(norm) is None:
+        return None
+    found = _WORK_DONE.search(norm)
+    if found is None or not strong and found.group("verb") in _PASTIME_LIKE:
+        return None
+    if any(_listed_profession(word) for word in norm.split() if len(word) > 3):
+        return None  # a trade named too ("i count pills all day, pharmacist at ..."): that is its value
+    words: list[str] = []
+    for word in found.group("obj").split():
+        if word in _WORK_TIMES or words and word in _PLACE_PREPOSITIONS:
+            break  # "I clean teeth all day", "I pour bronze in the old quarter": the work ends there
+        if word not in _FILLERS and not word.isdigit():
+            words.append(word)
+    words = words[:2]
+    return " ".join([found.group("verb"), *words]) if words else None
 
 
 # one's own work told as one's days: "I fix cars all day in my garage", "I weld pipes all day,

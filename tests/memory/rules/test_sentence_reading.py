@@ -1355,6 +1355,11 @@ TWENTY_FIRST_READ = [
     ("45 yaşındayım", "age", "45"),
     ("merk dir das: 44 since Tuesday, where does the time go", "age", "44"),
     ("just hit 38 , back aches like im 60", "age", "38"),  # had read 60, the comparison
+    # a trade no table knows, told as the work one does with words of work
+    ("I polish amber. At the workshop by the harbour, all day, every day.", "job", "polish amber"),
+    ("I fix mobile phones, small shop by the station, screens and batteries all day", "job", "fix mobile phones"),
+    ("I deal blackjack, swing shift downtown. Shuffle, burn, pay 3 to 2.", "job", "deal blackjack"),
+    ("Me I pour bronze in the old quarter, wax and clay, every day God gives", "job", "pour bronze"),
     # German compound trades by their heads
     ("Werkzeugmacher. Trained 1988 to 1991, on the job since.", "job", "werkzeugmacher"),
     ("Altenpflegerin, 20 Jahre", "job", "altenpflegerin"),
@@ -1376,6 +1381,15 @@ TWENTY_FIRST_NOT_READ = [
     ("my parents just had 40 years of marriage", "relationship"),
     ("we got a sierra nevada ale", "car"),
     ("Hiker, mostly weekends", "job"),
+    # the same words of pastimes and of leisure are no trade
+    ("I paint every day, watercolours mostly", "job"),
+    ("I knit scarves all day on weekends", "job"),
+    ("I lift weights every day", "job"),
+    ("I build furniture in my workshop", "job"),
+    ("I fall asleep to it every morning after shift", "job"),
+    ("i work hard every day.", "job"),
+    ("I watched it from the top of the crane all day", "job"),
+    ("my son fixes phones all day at the market", "job"),
 ]
 TWENTY_FIRST_PAIRS = [
     # married, then a couple not married (and back): a change of status, Mark older as past
@@ -1384,6 +1398,12 @@ TWENTY_FIRST_PAIRS = [
     # one trade in two languages is the same trade
     ("Staff nurse on the wards up at Altnagelvin", "Infirmière at the CHU, nights mostly", VERDICT_SAME),
     ("Profe de geografía at a secondary school", "Maestra rural in a bilingual school up in Chamula", VERDICT_SAME),
+    # the work one does and the trade that does it are one job; another's work is a change
+    ("I fix mobile phones, small shop in the bazaar, all day", "phone repairman, small shop in the bazaar",
+     VERDICT_SAME),
+    ("I polish amber at the kombinat all day", "amber polisher at the kombinat", VERDICT_SAME),
+    ("I deal blackjack, swing shift on Virginia Street", "I pour bronze at the foundry, every day", VERDICT_CHANGE),
+    ("I'm a nurse", "I fix mobile phones, small shop in the bazaar, all day", VERDICT_CHANGE),
     # a comparison is no age, and a daughter's marriage no status of mine
     ("I'm 68, and my neighbour says she's 60", "my sisters still treat me like I'm ten", None),
     ("I've got a partner, Lars (not married, we keep saying next year)", "Daughter, married off to Rize. Next.", None),

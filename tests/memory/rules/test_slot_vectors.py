@@ -221,10 +221,11 @@ class DayAtWork(HashingEmbedder):
 
 
 # (a working day the rules do not read: "I pull espresso shots all day" is a barista's by
-# deeds.json since the sixteenth pass, so these say "hand out")
+# deeds.json since the sixteenth pass, and "I hand out espresso shots all day" the work itself
+# since the twentieth (slots._work_done), so these say it without "I")
 @pytest.mark.parametrize(("old", "new", "asked"), [
-    ("I'm a nurse.", "I hand out espresso shots all day", True),  # a stored job: compared with it
-    ("I live in Leeds.", "I hand out espresso shots all day", False),  # another topic: nothing to compare
+    ("I'm a nurse.", "espresso shots all day, my wrists hate me", True),  # a stored job: compared with it
+    ("I live in Leeds.", "espresso shots all day, my wrists hate me", False),  # another topic: nothing to compare
     ("I'm a nurse.", "studying to be a barista, espresso shots all day", False),  # an aspiration
     ("I'm a nurse.", "my son pulls espresso shots all day", False),  # someone else's
 ])
@@ -279,7 +280,7 @@ class DayAtWorkThenJob(DayAtWork):
 async def test_an_old_fact_of_a_likely_topic_is_compared_with_a_new_one_that_states_it(
     tmp_path, new: str, asked: bool
 ) -> None:
-    first, _ = await save_two(tmp_path, DayAtWorkThenJob(dim=384), "I hand out espresso shots all day", new, asked)
+    first, _ = await save_two(tmp_path, DayAtWorkThenJob(dim=384), "espresso shots all day, my wrists hate me", new, asked)
     assert first is not None and first.slot is None
 
 
@@ -298,9 +299,9 @@ def test_a_likely_status_is_never_a_sisters_or_a_friends() -> None:
     # the working day shares no word with the job and its vector is far from it: found all
     # the same, as a fact the vectors find likely a job (heldout22: "2nd semester of computer
     # science at AU ..." was never compared with "I am teaching mathematics ...")
-    ("I hand out espresso shots all day", "I'm a nurse.", True),
+    ("espresso shots all day, my wrists hate me", "I'm a nurse.", True),
     ("my son pulls espresso shots all day", "I'm a nurse.", False),  # someone else's day
-    ("I hand out espresso shots all day", "I live in Leeds.", False),  # another topic
+    ("espresso shots all day, my wrists hate me", "I live in Leeds.", False),  # another topic
 ])
 async def test_an_old_fact_likely_of_the_topic_is_found_though_no_neighbour(
     tmp_path, old: str, new: str, asked: bool
