@@ -748,27 +748,19 @@ def test_no_car_then_a_car_the_words_do_not_name_is_a_change(new: str) -> None:
     assert [n.verdict for n in found.nominations] == [VERDICT_CHANGE]
 
 
-@pytest.mark.parametrize(("text", "own"), [
+@pytest.mark.parametrize(("topic", "text", "own"), [
     # a relative's marriage is no status of one's own, with or without the "my" chat drops
-    ("Daughter, married off to Rize. Next.", False),
-    ("my sister got married in May", False),
-    ("married, two kids", True),
-    ("Husband and I split last year", True),
-])
-def test_a_status_the_vectors_name_is_ones_own_only_when_no_relative_has_it(text: str, own: bool) -> None:
-    from bot.memory.rules.conflict import own_present
-
-    assert own_present(text, "relationship") is own
-
-
-@pytest.mark.parametrize(("text", "own"), [
+    ("relationship", "Daughter, married off to Rize. Next.", False),
+    ("relationship", "my sister got married in May", False),
+    ("relationship", "married, two kids", True),
+    ("relationship", "Husband and I split last year", True),
     # what someone told is their news, not the speaker's job
-    ("The postman told me he's retiring", False),
-    ("The head nurse told us she is leaving", False),
-    ("I told my boss I am retiring", True),
-    ("Retiring in May after forty years on the buses", True),
+    ("job", "The postman told me he's retiring", False),
+    ("job", "The head nurse told us she is leaving", False),
+    ("job", "I told my boss I am retiring", True),
+    ("job", "Retiring in May after forty years on the buses", True),
 ])
-def test_a_job_the_vectors_name_is_ones_own_only_when_no_one_else_says_it(text: str, own: bool) -> None:
+def test_a_topic_the_vectors_name_is_ones_own_only_when_no_one_else_has_it(topic: str, text: str, own: bool) -> None:
     from bot.memory.rules.conflict import own_present
 
-    assert own_present(text, "job") is own
+    assert own_present(text, topic) is own
