@@ -122,7 +122,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (re.compile(r"\b(?:ogretmenim|ogretmeniyim)\b"), "i am a teacher"),
     (re.compile(r"\b(?:hemsireyim)\b"), "i am a nurse"),
     (re.compile(r"\b(?:doktorum)\b"), "i am a doctor"),
-    (re.compile(r"\b([1-9]\d) (?:yasindayim|yasinda|na (?:ako|ko))\b"), "i am \\1"),
+    # (not "yasinda" alone: "annem 70 yasinda" is one's mother's age)
+    (re.compile(r"\b([1-9]\d) (?:yasindayim|na (?:ako|ko))\b"), "i am \\1"),
     (re.compile(r"\b(single|married|divorced|widowed|engaged|retired) po\b"), "\\1"),
     # years of marriage: "quinze ans de mariage", "30 anos de casados", "58 years since our wedding"
     (re.compile(r"\b([a-z0-9]+) (?:ans de mariage|anos de casad[oa]s|anos de casamento|anos de matrimonio|"
@@ -162,7 +163,7 @@ _GATE = frozenset(word.split()[-1] for word in _WORDS) | frozenset(
     "mulher marito mann moglie frau femme novio novia namorado namorada copain copine ragazzo ragazza freundin "
     "ik wonen sinds sejak mijn suis sono sou soy suami suamiku istri isteri istriku isteriku "
     "evliyim evliyiz kasal asawa bekarim bosandim bosanmisim hiwalay dulum biyudo biyuda nisanliyim emekliyim "
-    "retirado ogretmenim ogretmeniyim hemsireyim doktorum yasindayim yasinda ako ko po gharwala gharwali pati "
+    "retirado ogretmenim ogretmeniyim hemsireyim doktorum yasindayim ako ko po gharwala gharwali pati "
     "shohar biwi patni mister misis kocam hanimim nobyo nobya muz maz suprug zena zona supruga".split()
 )
 

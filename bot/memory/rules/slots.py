@@ -1400,7 +1400,9 @@ SLOTS: dict[str, SlotRule] = {
             # the years in one's own language: "imam 30 godini", "am 46 de ani", "27 vayassu",
             # "tengo 34 anos" (a number and the word for years, the verb before it any)
             # (not a time: "20 lat temu", "hace 20 anos", "for 20 anos")
-            rf"(?:^|\b(?!(?:hace|vor|for|since|after|before|fa|depuis|il y a|over|about|nearly|almost)\b)[a-z]+ )"
+            # (nor a relative's in Turkish: "annem 70 yasinda" is one's mother)
+            rf"(?:^|\b(?!(?:hace|vor|for|since|after|before|fa|depuis|il y a|over|about|nearly|almost|annem|babam|"
+            rf"oglum|kizim|esim|kardesim|ablam|abim|dedem|ninem|anneannem|babaannem)\b)[a-z]+ )"
             rf"(?P<value>[1-9]\d) (?:de )?(?:{_FOREIGN_YEARS})\b(?! (?:ago|temu|nazad|fa|atras|back|lalu|zuruck|geleden)\b)",
             # what one is not bad for: "not bad for a man who is 73", "for a woman of sixty"
             rf"\bfor (?:a|an) (?:\w+ )?(?:man|woman|guy|lady|fellow|gentleman|person|bloke|chap|gal|girl|boy) "
@@ -2253,7 +2255,7 @@ def _widowed_after(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, 
 # "not married" said of a couple: "not married, just together 8 yrs", "Not married, don't see the
 # point, but we're solid" (a partner, not single)
 _UNMARRIED = r"\b(?:not married|unmarried|no wedding|no papers|no (?:hurry|rush) (?:for|to get|on) (?:a |the )?(?:wedding|married))\b"
-_COUPLE = (r"\b(?:together|partner|we are solid|we are good|boyfriend|girlfriend|bf|gf|fella|feller|my man|a man|"
+_COUPLE = (r"\b(?:together|partner|we are solid|we are good|boyfriend|girlfriend|bf|gf|fella|feller|my man|"
            r"my woman|novio|novia|compa)\b")
 _UNMARRIED_COUPLE = re.compile(rf"{_UNMARRIED}(?=.*{_COUPLE})|{_COUPLE}.*{_UNMARRIED}")
 _NOT_TOGETHER = re.compile(r"\b(?:not|no longer|never) (?:together|with (?:a|my) partner)\b|\bno (?:partner|boyfriend|girlfriend)\b")
@@ -2304,7 +2306,7 @@ _WORK_VERB_NOT = (
     r"probably|mean|swear|bet|adore|lose|lost|spent|pay|paid|wake|woke|commute|travel|shower|check|chat|"
     r"talk|post|stream|practice|practise|exercise|workout|don|dont|didnt|cant|wont|feed|brew|grow|tend|raise|"
     r"look|care|babysit|host|organise|organize|smoke|vape|shop|hang|meet|met|bring|carry|wear|put|let|give|"
-    r"work|works|fall|hear|smell|taste|sleep|wait|sit|stand by"
+    r"work|works|fall|hear|smell|taste|wait"
 )
 _WORK_DONE = re.compile(
     r"(?:^|[.!?;:,] |\bme )i (?!(?:" + _WORK_VERB_NOT + r")\b)(?![a-z]+ed\b)(?P<verb>[a-z]{3,}) "

@@ -1355,6 +1355,7 @@ TWENTY_FIRST_READ = [
     ("45 yaşındayım", "age", "45"),
     ("merk dir das: 44 since Tuesday, where does the time go", "age", "44"),
     ("just hit 38 , back aches like im 60", "age", "38"),  # had read 60, the comparison
+    ("not married, a man of simple needs", "relationship", "single"),  # no couple named
     # a trade no table knows, told as the work one does with words of work
     ("I polish amber. At the workshop by the harbour, all day, every day.", "job", "polish amber"),
     ("I fix mobile phones, small shop by the station, screens and batteries all day", "job", "fix mobile phones"),
@@ -1379,6 +1380,7 @@ TWENTY_FIRST_NOT_READ = [
     ("my sisters still treat me like I'm ten", "age"),  # a comparison, no age
     ("Daughter, married off to Rize. Next.", "relationship"),  # her marriage, not mine
     ("my parents just had 40 years of marriage", "relationship"),
+    ("annem 70 yaşında", "age"),  # one's mother's age
     ("we got a sierra nevada ale", "car"),
     ("Hiker, mostly weekends", "job"),
     # the same words of pastimes and of leisure are no trade
