@@ -490,7 +490,7 @@ _JOB_VALUES: tuple[tuple[str, str], ...] = (
     (r"^nursing$", "nurse"),
     # a trade in the writer's own language, its first word ("maestra rural", "profe de geografia",
     # "infirmiere at the chl") is the English trade (foreign.py reads "soy maestra" itself)
-    (r"^(?:maestr[oa]|profe|profesora?|professora?|professeur|lehrer(?:in)?|leraar|lerares|insegnante|"
+    (r"^(?:maestr[oa]|profe|profesora?|professora|professeur|lehrer(?:in)?|leraar|lerares|insegnante|"
      r"enseignante?|docente|cikgu|masterji|sensei|ucitel(?:ka)?|nauczyciel(?:ka)?|ogretmen)\b", "teacher"),
     (r"^(?:enfermer[oa]|enfermeir[oa]|infirmiere?|infermier[ea]|krankenschwester|krankenpfleger(?:in)?|"
      r"verpleegkundige|perawat|jururawat|hemsire|pielegniarka|medsestra)\b", "nurse"),

@@ -1400,6 +1400,8 @@ TWENTY_FIRST_PAIRS = [
     # one trade in two languages is the same trade
     ("Staff nurse on the wards up at Altnagelvin", "Infirmière at the CHU, nights mostly", VERDICT_SAME),
     ("Profe de geografía at a secondary school", "Maestra rural in a bilingual school up in Chamula", VERDICT_SAME),
+    # (an English professor is no Spanish "profesor")
+    ("im a professor of linguistics at the university", "I teach Grade 8 at a primary school here", VERDICT_CHANGE),
     # the work one does and the trade that does it are one job; another's work is a change
     ("I fix mobile phones, small shop in the bazaar, all day", "phone repairman, small shop in the bazaar",
      VERDICT_SAME),
