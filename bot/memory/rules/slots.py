@@ -2328,7 +2328,7 @@ _LEISURE_WORDS = re.compile(
 # the verbs of a thing often done for pleasure: only with words of work ("I paint trucks ... at
 # the yard"), not with "every day" alone ("I paint every day")
 _PASTIME_LIKE = frozenset("paint carve build fix repair weave polish restore".split())
-_FILLERS = frozenset("the a an my our some all of on in at up to for with and from like maybe about over it them".split())
+_WORK_FILLERS = frozenset("the a an my our some all of on in at up to for with and from like maybe about over it them".split())
 _PLACE_PREPOSITIONS = frozenset("in at on for with from to by under near".split())
 _WORK_TIMES = frozenset("day days night nights every morning mornings evening week weekend shift shifts hours".split())
 
@@ -2349,7 +2349,7 @@ def _work_done(norm: str) -> str | None:
     for word in found.group("obj").split():
         if word in _WORK_TIMES or words and word in _PLACE_PREPOSITIONS:
             break  # "I clean teeth all day", "I pour bronze in the old quarter": the work ends there
-        if word not in _FILLERS and not word.isdigit():
+        if word not in _WORK_FILLERS and not word.isdigit():
             words.append(word)
     words = words[:2]
     return " ".join([found.group("verb"), *words]) if words else None
