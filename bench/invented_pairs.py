@@ -39,14 +39,14 @@ rules on 2026-12-03 by two writers who had read neither the rules nor any other 
 duplicate-heavy and job-weighted as heldout5. Adding them left every other pair file
 byte-identical.
 
-The later sets, heldout8 to heldout39 (H145-H912, two per pass), live in
-invented_facts_heldout8.jsonl ... invented_facts_heldout39.jsonl, each written blind to the rules
+The later sets, heldout8 to heldout41 (H145-H960, two per pass), live in
+invented_facts_heldout8.jsonl ... invented_facts_heldout41.jsonl, each written blind to the rules
 by writers who opened nothing of the project, with the sizes and job share of heldout5
 (bench/data/README.md says when each was measured and read). Each addition left every other pair
 file byte-identical.
 
     python -m bench.invented_pairs             # writes the pair files that do not exist yet
-    python -m bench.invented_pairs --rewrite   # rewrites every tune, heldout2..heldout39 file
+    python -m bench.invented_pairs --rewrite   # rewrites every tune, heldout2..heldout41 file
 
 Why missing files only: the unrelated_overlap pairs are drawn by `content_words`, the product's
 own reading of words, so a change there (the sixteenth pass found that folding accents in
@@ -68,8 +68,8 @@ from bench.datasets import data_file
 from bot.memory.rules.text import content_words
 
 FACTS = "invented_facts.jsonl"
-# the later persona sets, one file each (heldout3 ... heldout39)
-HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 40))
+# the later persona sets, one file each (heldout3 ... heldout41)
+HELDOUT_FACTS = tuple(f"invented_facts_heldout{n}.jsonl" for n in range(3, 42))
 SINGLE_VALUE = frozenset(
     "residence job relationship car diet age home_type phone email address".split()
 )
@@ -91,7 +91,7 @@ SIZES = {
         "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18",
         "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25",
         "heldout26", "heldout27", "heldout28", "heldout29", "heldout30", "heldout31", "heldout32", "heldout33",
-        "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39")},
+        "heldout34", "heldout35", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40", "heldout41")},
 }
 # split -> the largest share of its slot_change pairs taken from job pairs
 # (splits not listed sample slot_change plainly)
