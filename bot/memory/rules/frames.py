@@ -33,6 +33,8 @@ _FAMILIES = {
     "eat": "like", "drink": "like",
     # listening to a kind of music is liking it ("i listen to old jazz records" / "i love jazz")
     "listen": "like",
+    # a taste said with an adjective: "I'm partial to a half of mild", "I'm fond of rakija"
+    "partial": "like", "fond": "like",
 }
 # "I like trying local beers": the thing liked follows the gerund
 _LIKE_GERUNDS = frozenset("trying eating drinking having tasting making".split())
@@ -286,8 +288,8 @@ def frame(text: str) -> Frame | None:
         verb = lemma(toks[i])  # "I have visited ...": an auxiliary, the participle is the verb
         i += 1
     family = _FAMILIES.get(verb)
-    if verb == "listen" and i < len(toks) and toks[i] == "to":
-        i += 1  # "I listen to jazz": what follows is the thing liked
+    if verb in ("listen", "partial", "fond") and i < len(toks) and toks[i] in ("to", "of"):
+        i += 1  # "I listen to jazz", "I'm partial to mild": what follows is the thing liked
     elif (family == "like" or verb in _TRY) and i < len(toks) and toks[i] == "to":
         i += 1  # "I like to fish", "i try to hike somewhere new": the activity is the frame
         if i >= len(toks):

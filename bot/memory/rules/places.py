@@ -92,6 +92,14 @@ def canonical_place(value: str) -> str | None:
     return None
 
 
+def plain_place(value: str) -> str | None:
+    """`canonical_place`, but None for a name that is also a common word or a first name
+    ("reading", "charlotte"): for a town said with no word of a home around it."""
+    if tuple(tokens(normalise(value))) in _tables().ambiguous:
+        return None
+    return canonical_place(value)
+
+
 def place_in(text: str, *, ambiguous: bool = False) -> str | None:
     """The first known city a text names, by its longest name at each position. Cities whose
     name is also a common word or a first name ("reading", "charlotte") count only with

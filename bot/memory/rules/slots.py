@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from bot.memory.rules.foreign import in_english
-from bot.memory.rules.places import canonical_place, place_in, places_in
+from bot.memory.rules.places import canonical_place, place_in, places_in, plain_place
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.text import content_words, is_typo_of, lemma, names, normalise, numbers, without_lead_in
 
@@ -55,7 +55,7 @@ __all__ = [
 # A first-person subject, a verb coordinated with one ("I drive a truck and live in ...",
 # "I quit Google, moved to Paris"), or none at the start of a sentence (chat drops it: "Just
 # moved to Paris!").
-S = r"(?:^|\bi |\bwe |\band |\bbut |, )"
+S = r"(?:^|\bi |\bwe |\band |\bbut |, |\band me )"
 # Adverbs that may sit between the subject and the verb.
 A = (
     r"(?:(?:now|still|currently|also|just|recently|really|actually|finally|happily|only|mostly|"
@@ -82,7 +82,7 @@ _FOREIGN_YEARS = (r"anos|anys|ans|jahre|anni|ani|godini|godina|godine|let|lat|ro
 _AGE_AFTER = (
     r"(?=$|[,!?;\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]| [,.!?;]| (?:and|but|now|today|yesterday|this|"
     r"next|soon|so|as|since|last|on|in|at|with|going|turning|myself|already|too|lol|haha|though|tho|"
-    r"recently|rn|btw|fyi|lmao|smh|y all|yall|folks|guys|mate|bro|dude|lads|lah|innit)\b|"
+    r"recently|rn|btw|fyi|lmao|smh|y all|yall|folks|guys|mate|bro|dude|lads|lah|innit|completed)\b|"
     r" [\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff])"
 )
 DWELLING = (
@@ -391,8 +391,8 @@ def is_profession(phrase: str) -> bool:
     "professional" makes it a job.
     """
     words = _NP_BOUNDARY.sub("", phrase.replace("long haul", "longhaul")).split()
-    if not words or words[0] in _DEGREE_WORDS or words[0] in {"no", "not", "any"}:
-        return False
+    if not words or words[0] in _DEGREE_WORDS or words[0] in {"no", "not", "any", "age", "aged"}:
+        return False  # (nor an age in radio talk: "age two-niner")
     if canonical_place(" ".join(words)) is not None:
         return False  # "Denver." is a city, not one who denves
     head, mods = words[-1], set(words[:-1])
@@ -621,6 +621,26 @@ def _age_of_ordinal(value: str) -> str | None:
     return None
 
 
+# -ing words that tell how work feels, not what it is: "my work is exhausting"
+_ING_MOODS = frozenset("boring amazing exhausting tiring interesting demanding rewarding draining frustrating "
+                       "annoying depressing killing challenging satisfying fulfilling overwhelming fascinating "
+                       "relaxing exciting thrilling grueling gruelling stressing everything nothing something "
+                       "piling increasing going getting".split())
+
+
+def _work_named(value: str) -> str | None:
+    """What "my work is ..." names when it is a trade: a profession, or a craft's gerund ("indigo
+    dyeing" from "aizome, indigo dyeing"); None for how the work feels."""
+    for part in value.split(", "):
+        words = part.split()
+        if not words or len(words) > 4:
+            continue
+        if is_profession(part) or any(word.endswith("ing") and len(word) > 5 and word not in _ING_MOODS
+                                      for word in (words[0], words[-1])):
+            return part
+    return None
+
+
 def _is_place(value: str) -> bool:
     """A city by one of its names (places.json), for the patterns that name no home verb."""
     return canonical_place(value) is not None
@@ -767,6 +787,10 @@ SLOTS: dict[str, SlotRule] = {
              rf"job\b(?! interview| offer| fair| application)", "employed"),
             r"\bmy (?:current |new |day |main |full time |regular )?(?:job|profession|occupation|"
             r"career) (?:is|as|at) (?P<value>[^,;]+)",
+            # "my work is" names a trade when what follows is one or a craft's gerund: "My work is
+            # aizome, indigo dyeing", "my work is nursing" (not a mood: "my work is exhausting")
+            (r"\bmy (?:day |daily |own )?(?:work|trade|craft|line of work) is (?P<value>[a-z][a-z ,]*?)"
+             r"(?=$|[.!?;(]| and\b| but\b| so\b| because\b| hands\b)", _work_named),
             r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,5}?) for a living\b",
             # "DJ set tonight ... this is what i do for a living": a job, its name said before
             r"\b(?:this|that|it) is what (?:i|we) do for (?:a living|work|money)\b",
@@ -1027,6 +1051,14 @@ SLOTS: dict[str, SlotRule] = {
             # a couple's years, no wedding named: "me and my girl, 2 years strong"
             (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|sober|clean|smoke free)\b).*"
              rf"\b(?:\d+|{NUM}) (?:years?|yrs?|months?) strong\b", "in a relationship"),
+            # a couple together for years, no marriage named: "Luc and I have been together six
+            # years", "me and my fella Kieran have been together 2 years", "3 years together, nobody
+            # in a hurry to marry" (not a band, a team or friends: "we have been together since school")
+            (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|anniversary|spouse|missus|band|team|friends?|mates|"
+             rf"business|club|crew|boyfriend|girlfriend|partner|fiance|fiancee|bf|gf)\b).*"
+             rf"(?:\b(?:[a-z]+ and i|me and (?:my )?[a-z]+(?: [a-z]+)?|(?:i|we)) (?:have |are |were )?(?:been )?together"
+             rf"(?: for)? (?:\d+|{NUM}|a few|a couple of) (?:years?|yrs?|months?)\b|"
+             rf"(?:^|[,.] )(?:\d+|{NUM}) (?:years?|yrs?) together\b)", "in a relationship"),
             (rf"{S}{A}(?:am getting|are getting|will be getting|will get|am planning on getting|"
              rf"plan on getting|plan to get|am about to get|are planning on getting|plan to get) "
              rf"(?:married|hitched)\b", "engaged"),
@@ -1221,9 +1253,11 @@ SLOTS: dict[str, SlotRule] = {
             # "I am the owner of a Geely Atlas", "proud owner of a 2012 hilux"
             rf"(?:{S}{A}am |^)(?:the |a )?(?:proud |happy |new |lucky )?owner of (?:a |an )?(?:\d{{4}} )?"
             rf"(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})(?: (?!(?:and|but|since|which|that|now)\b)[a-z0-9]+)?)\b",
-            # the make without its article: "save: drive old maruti gypsy", "I drive Toyota"
-            rf"{S}{A}(?:drive|am driving) (?:(?:{_CAR_ADJECTIVES}) ){{0,2}}"
-            rf"(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})(?: (?!(?:and|but|to|for|now|every|since)\b)[a-z0-9]+)?)\b",
+            # the make without its article: "save: drive old maruti gypsy", "I drive Toyota",
+            # "Finally purchased Maruti Swift on EMI"
+            rf"{S}{A}(?:drive|am driving|bought|purchased|have bought|have purchased) (?:(?:{_CAR_ADJECTIVES}) ){{0,2}}"
+            rf"(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})(?: (?!(?:and|but|to|for|now|every|since|on|in|at|with|from|last|"
+            rf"this|yesterday|today|ago|shares|stocks?|parts|toys?|models?)\b)[a-z0-9]+)?)\b(?! (?:shares|stocks?|parts|toys?|models?)\b)",
             # the car as it is now: "it's a Passat now, not the Golf anymore"
             rf"\bit is (?:a |an )?(?:(?:{_CAR_ADJECTIVES}) ){{0,2}}(?P<value>(?:{CAR_BRANDS}|{CAR_NAMES})"
             rf"(?: (?!now\b)[a-z0-9]+)?) now\b",
@@ -1274,7 +1308,7 @@ SLOTS: dict[str, SlotRule] = {
             # a diet said alone: "Halal only. Record it.", "halal ofc", "gluten free, for real"
             rf"^(?:strictly |only |100 )?(?P<value>{DIETS}|halal|kosher|gluten free|lactose free|dairy free)"
             rf"(?: (?:only|food only|all the way|strictly|ofc|of course|obvs|obviously|always|for me|for life|please|"
-            rf"lol|tbh|btw|fr|for real))*"
+            rf"lol|tbh|btw|fyi|fr|for real))*"
             rf"(?=$|[.!;]|,(?! (?:{DIETS}|gluten|lactose|dairy)\b)| (?:please|thanks|thx|since)\b)",
             rf"{S}{A}keep (?:strictly |strict )?(?P<value>kosher|halal)\b",
             (rf"{S}{A}(?:am|have been|was diagnosed) (?:a )?(?:celiac|coeliac)\b", "gluten free"),
@@ -1374,7 +1408,7 @@ SLOTS: dict[str, SlotRule] = {
             # a service's years: "completed 30 years at the bank", "25 years in the army")
             rf"\bi (?:completed|have completed|just completed) (?P<value>{NUM}) (?:years?|yrs?)(?: of age)?"
             rf"(?=$|[,.!;]| (?:on (?!(?:the|this|that|a) )|last\b|in (?:{_MONTHS})\b))",
-            rf"^(?P<value>{NUM}) (?:years?|yrs?) (?:i |we )?(?:completed|complete|made|make|turned|turn)\b"
+            rf"^(?P<value>{NUM})(?: (?:years?|yrs?) (?:i |we )?| i )(?:completed|complete|made|make|turned|turn)\b"
             rf"(?! (?:at|with|of|in (?:the|this|that|my|our|a|an))\b)",
             # a birthday told after a comma, its subject dropped: "update my age pls, just turned 23"
             # (not "my son just turned 5": the clause starts at the comma)
@@ -1515,7 +1549,7 @@ SLOTS: dict[str, SlotRule] = {
             r"madam|auntie|aunty|uncle|nurse|professor|prof|captain|cap|chef|sister|brother|father|mother) )?"
             r"(?P<value>[a-z]+)\b",
         ),
-        reject_values=r"^(?:not|a|the|too|hard|easy|long|short|unusual|common|funny|weird)\b"
+        reject_values=r"^(?:not|a|the|too|hard|easy|long|short|unusual|common|funny|weird|young|old|crazy|mad|lazy|stubborn|names?|late|lucky|mum|mom|dad|grandpa|grandma|granny|nan)\b"
                       r"|^(?:teacher|coach|doctor|doc|nurse|chef|captain|boss|sir|madam|miss)\s*$",  # a title alone
     ),
 }
@@ -1741,7 +1775,7 @@ _DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?(?:been\b|(?:g
 # a change told without its subject: "turned 35 today", "moved to Leeds", "sold the car"
 _DROPPED_I = re.compile(
     r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
-    r"retired|switched|upgraded|joined|married(?! off\b)|divorced|teach|work|live|drive)\b|^just (?:hit|turn)\b"
+    r"retired|switched|upgraded|joined|married(?! off\b)|divorced|teach|work|live|drive|purchased)\b|^just (?:hit|turn)\b"
     r"|^am (?!(?:and|or|shifts?|pm)\b)"
 )
 # (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
@@ -1750,8 +1784,17 @@ _ADULT_AGE = (r"(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|seventy|eig
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:(?:years?|yrs?) old|y o|yo)\b)|"
                           rf"^(?:only |just |almost |nearly )?(?={_ADULT_AGE}"
                           r"(?: and\b| but\b|,| as of\b| today\b| yesterday\b| now\b| rn\b| btw\b| tho\b|"
-                          r" this (?:year|month|week)\b| last (?:year|month|week)\b| going on\b|"
+                          r" this (?:year|month|week|spring|summer|fall|autumn|winter)\b| last (?:year|month|week)\b| going on\b|"
+                          # the years alone: "27 years. still zero savings", "35 years, like 35 stations"
+                          # (not "25 years, still married"; nor in a message of a marriage, _BOND)
+                          r" (?:years?|yrs?)(?=$|[.!?]|, (?!(?:still |happily |now |all )?(?:married|together|wed|"
+                          r"in|at|with|on|as|of|for|same|here|there|and counting|strong|sober|clean)\b))|"
                           r" ?[\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]))")
+# the years of a bond, not one's age: "married. 19 years.", "Lena and I signed at the ZAGS in 2005. 19
+# years, 1 wife, 0 regrets", "Evliyim. 30 years, hanim at home"
+_BOND = re.compile(r"\b(?:married|marriage|wife|husband|wed|wedding|anniversary|spouse|partner|together|"
+                   r"hanim|signed|evliyim|zags)\b")
+_YEARS_ALONE = re.compile(rf"^(?:only |just |almost |nearly )?{_ADULT_AGE} (?:years?|yrs?)\b(?! old\b)")
 # an age alone as a message's first sentence, more following: "29. Still young for kitchen.",
 # "Forty-seven. Knees say seventy."
 _AGE_ALONE = re.compile(rf"(?:only |just |almost |nearly )?{_ADULT_AGE}")
@@ -1877,7 +1920,19 @@ def _answer_head(bare: str) -> str:
     return _NP_BOUNDARY.sub("", bare.split(",")[0]).strip()
 
 
-def _field_answer(field: str, bare: str) -> str | None:
+# a favourite asked of oneself: "best food in the world? chapshuro.", "fave band? Kino, always"
+_BEST_ASKED = re.compile(r"(?:the |my )?(?:best|favorite|favourite|fav|fave|top) "
+                         r"(food|dish|drink|band|singer|book|movie|film|team|season|colou?r|song|show|poet|writer|city)"
+                         r"(?: in the world| ever| of all time| on earth)?")
+
+
+_NAMED_FAVOURITE = re.compile(r"(?:and )?(?:that is |thats |it is |its )?(?:still )?my (?:all time |absolute )?"
+                              r"favou?rite ([a-z]+)(?: ever| of all time)?(?=$|[,.!])")
+# a name said alone before it (not a sentence of its own: "I went to Rome. My favourite city")
+_NAME_ALONE = re.compile(r"(?!(?:i|we|my|our|you|he|she|they|it|this|that|there|the|a|an)\b)[a-z][a-z ,]{0,60}")
+
+
+def _field_answer(field: str, bare: str, asked: bool = False) -> str | None:
     """The answer under a form's heading as a statement, or None when `field` is no heading or
     the line under it is no answer to it ("Work: exhausting today", "Home: the kids are driving
     me mad", "Car: washed it today")."""
@@ -1898,6 +1953,9 @@ def _field_answer(field: str, bare: str) -> str | None:
         return ("i drive " if _ARTICLE_FIRST.match(bare) else "i drive a ") + bare
     if field in _PASTIME_FIELDS:
         return "my hobby is " + bare
+    best = _BEST_ASKED.fullmatch(field) if asked else None
+    if best is not None:
+        return f"my favorite {best.group(1)} is {bare}"  # "best food in the world? chapshuro."
     return None
 
 
@@ -1912,8 +1970,12 @@ def _fact_sentences(norm: str) -> list[tuple[int, str]]:
         offset += len(sentence) - len(bare)
         if out and out[-1][1] in ("age", "my age", "how old") and re.match(NUM + r"\b", bare):
             offset, bare = out.pop()[0], "age " + bare
-        elif out and re.match(r"[a-z]", bare) and (answer := _field_answer(out[-1][1], bare)) is not None:
+        elif out and re.match(r"[a-z]", bare) and (answer := _field_answer(
+                out[-1][1], bare, norm[out[-1][0] + len(out[-1][1]):][:1] == "?")) is not None:
             offset, bare = out.pop()[0], answer
+        elif out and (named := _NAMED_FAVOURITE.match(bare)) is not None and _NAME_ALONE.fullmatch(out[-1][1]):
+            # the value first, what it is after: "Hafez. Always Hafez. My favourite poet"
+            offset, bare = out[-1][0], f"my favorite {named.group(1)} is {out.pop()[1]}{bare[named.end():]}"
         elif out and _LIFELONG.fullmatch(bare) and canonical_place(out[-1][1]) is not None:
             offset, bare = out[-1][0], f"i live in {out.pop()[1]}, {bare}"  # "Penzance. All my life."
         out.append((offset, bare))
@@ -1934,7 +1996,8 @@ def _find_slots_normalised(norm: str) -> tuple[SlotMatch, ...]:
         # after a car are the car's (not after "I drive a Honda", one's own news)
         car_age = (_DROPPED_AGE.match(sentence) is not None and _CAR_NAME_RE.search(previous) is not None
                    and not previous.startswith(("i ", "we ")))
-        sents.append((offset, sentence if car_age else _restore_subject(sentence, trip)))
+        bond_years = _YEARS_ALONE.match(sentence) is not None and _BOND.search(norm) is not None
+        sents.append((offset, sentence if car_age or bond_years else _restore_subject(sentence, trip)))
         previous = sentence
     for order, (name, rule) in enumerate(SLOTS.items()):
         for found in _match_rule(name, rule, norm, sents):
@@ -1993,6 +2056,8 @@ _NAMED_BEFORE = re.compile(
 _JOB_NOTE = re.compile(
     r"^(?:(?:currently|now|still|proud|full time|part time) )?"
     r"(?!(?:no|not|never|my|our|his|her|their|the|this|that|so|too|just|some|any|i|we|you|he|she|they|it)\b)"
+    # (not a verb with its subject dropped: "drive a Ranger, bit munted" is a car)
+    r"(?!(?:drive|drives|own|ride|have|got)\b)"
     r"([a-z]+(?: [a-z]+){0,2}?)"
     r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
 )
@@ -2018,7 +2083,8 @@ _FAVOURITE_BARE_NOTE = re.compile(
 _SPORT = re.compile(
     r"\b(?:fc|afc|sc|cf|football|soccer|match|matches|league|stadium|derby|goals?|kit|jersey|cup|"
     r"united|rovers|athletic|wanderers|hail hail|relegat\w*|ultras|home games?|away games?|"
-    r"season tickets?)\b"
+    r"season tickets?|basketball|cricket|hockey|rugby|baseball|ipl|nba|nfl|mlb|nhl|premier league|serie a|"
+    r"la liga|bundesliga|playoffs?)\b"
 )
 # a team's results: enough for "Chivas till I die, even when they lose", not for "fan of"
 _RESULTS = re.compile(r"\b(?:lose|loses|lost|losing|win|wins|won|winning|beat|beaten|draw)\b")
@@ -2033,12 +2099,14 @@ _TEAM_ALWAYS = (
     (re.compile(r"\bi (?:have|hold) (?:a |had a )?season ticket (?:at|for) (?:the )?"), "my favorite team is "),
     (re.compile(r"^(?:a )?season ticket(?: holder)? (?:at|for) (?:the )?"), "my favorite team is "),
     # a club said alone by its name: "Barnsley FC, always have been", "FC Porto."
-    (re.compile(r"^((?:fc|afc) [a-z]+(?: [a-z]+)?|[a-z]+(?: [a-z]+)? (?:fc|afc))(?=$|[,.!])"), r"my favorite team is \1"),
+    (re.compile(r"^((?:fc|afc) [a-z]+(?: [a-z]+)?|[a-z]+(?: [a-z]+)? (?:fc|afc|united|rovers|wanderers|hotspur|albion))"
+                r"(?=$|[,.!])"), r"my favorite team is \1"),
 )
 _TEAM_IN_SPORT = (
     (re.compile(rf"\bi (?:am|have been|was|will always be) {_SUPPORTER}fan of (?:the )?"), "my favorite team is "),
-    (re.compile(r"\bi (?:(?:still|always|have always|proudly|only|also|do|of course) )*support(?:ed)? (?:the )?"
-                r"(?!(?:my|our|his|her|their|him|them|you|it|this|that|a|an|each|people|family|local)\b)"),
+    (re.compile(r"\bi (?:(?:am|still|always|have always|proudly|only|also|do|of course) )*(?:support(?:ed|ing)?|"
+                r"cheer(?: for| on)?|root for) (?:the )?"
+                r"(?!(?:my|our|his|her|their|him|them|you|it|this|that|a|an|each|people|family|local|for|on)\b)"),
      "my favorite team is "),
     (re.compile(r"^(?!(?:a|an|the|big|huge|my|no|not|i)\b)([a-z][a-z ]{0,25}?) fan\b"), r"my favorite team is \1,"),
     # "my team is Maritimo, every home match": among words of sport (not a team at work)
@@ -2095,6 +2163,8 @@ _SPELLING = {
     "divorcd": "divorced", "devorcd": "divorced", "teachr": "teacher", "techer": "teacher",
     # an old word and a dialect's: "I no longer own a motor car", "Pepperpot is me favourite food"
     "motor car": "car", "motorcar": "car", "me favourite": "my favourite", "me favorite": "my favorite",
+    # parents' forum words: "sahm, toddler and a newborn" (not the town of Saham)
+    "sahm": "stay at home mom", "sahd": "stay at home dad",
 }
 _SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
 
@@ -2212,7 +2282,36 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         cities = set(places_in(norm))
         if len(cities) == 1:
             found = (*found, SlotMatch("residence", cities.pop(), hint=False, position=len(norm)))
+    if not any(match.slot == "residence" for match in found):
+        home = _town_first(without_lead_in(norm))
+        if home is not None:
+            found = (*found, SlotMatch("residence", home, hint=False, position=0))
     return found
+
+
+# a town said first and alone, the rest about life there: "Terneuzen. Zeeuws-Vlaanderen, yes that is
+# still the Netherlands", "Note: Stuttgart, down in the Kessel", "Moin. Rostock, the Warnemunde
+# end of it". A known town only, not one whose name is also a word or a name ("reading"), and not
+# with words of a trip, a team, a film or someone else's life ("Benfica. Since always.",
+# "casablanca, i could watch it a hundred times", "Torun - grandson, 2 years old")
+_TOWN_FIRST = re.compile(
+    r"^(?:(?:moin|hi|hello|hey|hiya|howdy|salam|salaam|namaste|julley|ciao|hola|ola|bonjour|servus|kia ora|"
+    r"mabuhay|greetings)[.!,]* )?(?P<town>[a-z][a-z ]{1,30}?)(?=$| ?[.!,;\u2026]| \.\.\.| [\u2600-\u27bf\U0001f000-\U0001faff])"
+)
+_NOT_TOWN_FIRST = re.compile(
+    r"\b(?:trip|visit|visiting|visited|holidays?|vacation|honeymoon|went|flew|tour|conference|weekend|"
+    r"match|team|fans?|game|league|cup|derby|stadium|club|supporters?|film|movie|watch|watching|"
+    r"grandson|granddaughter|son|daughter|kids?|left|used to|miss it|someday|one day|dream|wish|"
+    r"born there|grew up there|since always|in the blood)\b"
+)
+
+
+def _town_first(norm: str) -> str | None:
+    """The town a message opens with, alone, as one's home (see _TOWN_FIRST), or None."""
+    found = _TOWN_FIRST.match(norm)
+    if found is None or _NOT_TOWN_FIRST.search(norm):
+        return None
+    return plain_place(found.group("town"))
 
 
 # a remark in brackets, left out when the sentence is read without it

@@ -194,27 +194,31 @@ def normalise(text: str) -> str:
 # what a message to the bot may open with before the fact itself: "remember I got a blue
 # heeler", "You should know I have a dachshund", "Please note my son is ...", "fyi: ..."
 _LEAD_IN = re.compile(
-    r"^(?:(?:ok|okay|oh|and|also|btw|hey|so)[ ,]+)*(?:(?:please|pls|can you|could you)[ ,]+)?"
-    r"(?:remember(?! when| the| how| what| to\b)|note(?! to self)|note to self|keep in mind|bear in mind|fyi"
-    r"|for the record|for (?:context|reference|my profile|your (?:records?|notes|files?|log|memory|database))"
+    r"^(?:(?:ok|okay|oh|and|also|btw|hey|so|yeah|yes|yep|right|alright|well)[ ,]+)*(?:(?:please|pls|can you|could you)[ ,]+)?"
+    r"(?:remember(?! when| the| how| what| to\b)|note(?: (?:this|that|it))? down|note(?! to self)|note to self|keep in mind|bear in mind|fyi"
+    r"|for (?:context|reference|my profile|(?:your|ur|yr|the) (?:records?|notes|files?|log|memory|database))"
     r"|heads up|if anyone asks"
     # a verb of keeping before a colon: "Please save: I am safari guide"
     r"|(?:kindly )?(?:save|store|record|log|add|write|jot|keep)(?= ?:)"
     # the same, in the writer's own language, before a colon: "merk dir das: 44 since Tuesday"
     r"|(?:merk dir(?: das)?|notier(?: dir)?(?: das)?|schreib (?:dir )?(?:das )?auf|anota(?: esto)?|apunta(?: esto)?"
     r"|ricorda(?:ti)?(?: che)?|lembra(?: disso)?|anote|note ca|retiens|zapisz|zapamietaj|not al|onthoud)(?= ?:)"
-    r"|(?:just )?so (?:you|u|ya) know|for your (?:info|information)"
+    r"|(?:just )?so (?:you|u|ya) (?:know|remember)|for your (?:info|information)"
     r"|you (?:should|might as well|need to|ought to|gotta|got to|have to) know(?: about)?"
     r"|i (?:want|wanted) you to know|i should (?:tell you|mention)|let me tell you"
     r"|i (?:wish|want|wanted|would like|am writing) to (?:inform|tell|let)(?: you)?(?: know)?"
     # a verb of keeping a record, with what it keeps ("store this:", "jot this down",
     # "put down that", "add to my profile:"): without one ("write a novel") it is the fact itself
     r"|(?:kindly )?(?:save|store|record|log|add|write|jot|put|keep)"
-    r"(?=(?: (?:this|that|it|down))+\b| (?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|files?|lists?|book)\b)"
-    r"(?: (?:this|it|down|(?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|files?|lists?|book)))*"
+    r"(?=(?: (?:this|that|it|down|doon))+\b| (?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|files?|lists?|book)\b)"
+    r"(?: (?:this|it|down|doon|(?:to|in|on) (?:my|your|the) (?:profile|memory|notes|records?|files?|lists?|book)))*"
     # "in case you forget: postwoman"
     r"|in case (?:you|u) forget)"
-    r"(?: (?:that|this))?(?: ?[:,.!-]+ ?| )"
+    r"(?: (?:that|this))?"
+    # the reader addressed after it: "remember this hun: 26!", "remember brother, 31 years old"
+    r"(?:,? (?:hun|hon|honey|love|dear|mate|bro|brother|sis|buddy|pal|friend|boss|man|dude|babe|darling|computer|bot|"
+    r"habibi|habibti|bhai|yaar|amigo|amiga|hijo|hija|hijito|mijo|mija|fam|chief)(?= ?[:,.!-]))?"
+    r"(?: ?[:,.!-]+ ?| )"
 )
 
 
@@ -222,7 +226,7 @@ _LEAD_IN = re.compile(
 # ..." (a greeting before it too); not "assistant manager at tesco", which has no mark after it
 _VOCATIVE = re.compile(
     r"^(?:(?:hi|hello|hey|ok|okay|good (?:morning|afternoon|evening|day))[ ,]+)*(?:my )?"
-    r"(?:(?:dear|respected|kind|good|lovely|dearest|esteemed) )?(?:assistant|bot|robot|sir|madam|ma am|buddy)"
+    r"(?:(?:dear|respected|kind|good|lovely|dearest|esteemed) )?(?:assistant|bot|robot|computer|chatbot|sir|madam|ma am|buddy)"
     r" ?[:,.!-]+ ?"
 )
 
