@@ -631,7 +631,8 @@ _ING_MOODS = frozenset("boring amazing exhausting tiring interesting demanding r
 def _work_named(value: str) -> str | None:
     """What "my work is ..." names when it is a trade: a profession, or a craft's gerund ("indigo
     dyeing" from "aizome, indigo dyeing"); None for how the work feels."""
-    for part in value.split(", "):
+    for part in value.split(","):
+        part = part.strip()
         words = part.split()
         if not words or len(words) > 4:
             continue

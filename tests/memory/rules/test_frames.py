@@ -20,6 +20,9 @@ FRAMES = [
     ("i like to go sailing in the summer", Frame("sail", frozenset())),
     ("I bowl twice a week.", Frame("bowl", frozenset())),
     ("i listen to punk when i run", Frame("like", frozenset({"punk"}))),  # listening is liking
+    # a taste said with an adjective is liking (it had read "partial" as the verb)
+    ("I'm partial to a drop of rakija", Frame("like", frozenset({"drop", "rakija"}))),
+    ("I am very fond of somsa", Frame("like", frozenset({"somsa"}))),
     # a pet or a relative of one's own named first: the person has it (written 2026-12-03)
     ("My cat is called Miso.", Frame("have", frozenset({"cat"}))),
     ("our little chihuahua goes everywhere with us", Frame("have", frozenset({"chihuahua", "dog"}))),
@@ -125,6 +128,7 @@ SAME = [
     ("I like to bake.", "i bake sourdough every weekend"),
     # listening to a music is liking it
     ("i love jazz", "i listen to old jazz records"),
+    ("I'm partial to a pint of mild", "i love a mild ale on a sunday"),
     ("I listen to a lot of bluegrass.", "i love bluegrass, always have"),
     # a breed is a dog, misspelt or not
     ("i have a golden retreiver", "i have an old beagle"),

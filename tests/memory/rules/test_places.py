@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bot.memory.rules import slot_vectors
-from bot.memory.rules.places import canonical_place, place_in
+from bot.memory.rules.places import canonical_place, place_in, plain_place
 
 CANONICAL = [
     ("the big apple", "new york"),
@@ -91,6 +91,16 @@ def test_which_world_towns_are_kept(name: str, zipf: dict[str, float], populatio
     from bench.world_places import classify
 
     assert classify(name, lambda text: zipf[text], population) == expected
+
+
+@pytest.mark.parametrize(("value", "city"), [
+    ("Rostock", "rostock"),
+    ("stuttgart", "stuttgart"),
+    ("reading", None),  # a word too: no town said alone
+    ("the kettle", None),
+])
+def test_a_plain_place_is_a_known_town_that_is_no_word(value: str, city: str | None) -> None:
+    assert plain_place(value) == city
 
 
 def test_a_small_town_is_a_whole_value_but_not_found_in_a_sentence() -> None:

@@ -1413,6 +1413,79 @@ TWENTY_FIRST_PAIRS = [
     ("I've got a partner, Lars (not married, we keep saying next year)", "Daughter, married off to Rize. Next.", None),
 ]
 
+# Twenty-first pass (the misses of the spent heldout38/39, said in other words too)
+TWENTY_SECOND_READ = [
+    # a known town said first and alone, the rest about life there
+    ("Rostock. The Warnemunde end, cruise ships from the balcony.", "residence", "rostock"),
+    ("Note: Stuttgart, down in the Kessel. Never moving.", "residence", "stuttgart"),
+    ("Moin. Kiel, by the canal locks.", "residence", "kiel"),
+    ("Boon and me live in Surin, outside town.", "residence", "surin"),
+    # an age alone after what is said to the bot, or with its years and nothing else
+    ("for ur record 27 years. still zero savings lol", "age", "27"),
+    ("for the records: 33. like a medium roast", "age", "33"),
+    ("remember this hun: 26! still getting carded at the bar", "age", "26"),
+    ("oh yeah put down 58, chur", "age", "58"),
+    ("save it: 35 years, like the stations on my line", "age", "35"),
+    ("save my age: 24 years. is that young for you?", "age", "24"),
+    ("seventy-one years, mijo, and still climbing these stairs", "age", "seventy one"),
+    ("27 this spring. Feels like 17 and 70 at once", "age", "27"),
+    ("I am 35 completed, 36 running", "age", "35"),
+    ("remember: 49 I turned in November", "age", "49"),
+    ("Remember, computer: 72. Not old. Old is 90.", "age", "72"),
+    # "my work is" a craft, not a mood
+    ("My work is aizome, indigo dyeing, hands always blue", "job", "indigo dyeing"),
+    ("my work is nursing, nights mostly", "job", "nursing"),
+    ("stay at home mum, two under three", "job", None),
+    ("sahm, toddler and a newborn, send coffee", "job", "stay at home mom"),
+    # cars bought or driven, said without "I" or an article
+    ("fyi drive a Ranger, bit rough but she goes", "car", "ranger"),
+    ("Finally purchased Maruti Swift on EMI", "car", "maruti swift"),
+    # teams cheered, supported, named by their club word
+    ("football i cheer Buriram United!! every home game", "favorite_team", "buriram united"),
+    ("In IPL I am supporting Sunrisers Hyderabad", "favorite_team", "sunrisers hyderabad"),
+    ("Newcastle United. Since '74. Divvent start us on it.", "favorite_team", "newcastle united"),
+    # a favourite asked of oneself, or named before it is called one
+    ("best food in the world? chapshuro. no discussion", "favorite_food", "chapshuro"),
+    ("Kino. My fave band, always", "favorite_band", "kino"),
+    ("pescatarian fyi, fish yes, no meat", "diet", "pescatarian"),
+    # a couple together for years, no marriage named
+    ("Luc and I have been together six years", "relationship", "in a relationship"),
+    ("me and Tash been together 2 yrs, she's the boss", "relationship", "in a relationship"),
+    ("girlfriend came over. 3 years together, nobody in a hurry to marry", "relationship", "in a relationship"),
+]
+TWENTY_SECOND_NOT_READ = [
+    # a town first with words of a team, a film, a trip or someone else's life
+    ("Benfica. Since always. Red in the blood.", "residence"),
+    ("casablanca, i could watch it a hundred times", "residence"),
+    ("Paris. Best trip ever.", "residence"),
+    ("Torun - grandson, 2 years old, first one", "residence"),
+    ("Reading, lovely town", "residence"),  # a town whose name is a word
+    # the years of a marriage are no age
+    ("married. 19 years. Same woman, same patience.", "age"),
+    ("Lena and I signed in 2005. 19 years, 1 wife, 0 regrets", "age"),
+    ("30 years, same job", "age"),
+    ("For the log: age two-niner. Over.", "job"),
+    # how the work feels is no trade
+    ("my work is exhausting lately", "job"),
+    ("my work is killing me", "job"),
+    ("my work is going well", "job"),
+    ("I bought Toyota shares", "car"),
+    ("i cheer for my kids at football", "favorite_team"),
+    ("they still call me young at the mill", "name"),
+    ("Jot this doon: Aa'm sixty-one, pet.", "residence"),
+    ("Berlin. Best city. I don't change it for nothing.", "favorite_city"),
+    ("my wife and I have been together 20 years", "relationship"),  # married: not "in a relationship"
+    ("we've been together 5 years in the band", "relationship"),
+]
+TWENTY_SECOND_PAIRS = [
+    # a town first, then another home: a change
+    ("Terneuzen. Zeeland Flanders, still the Netherlands.", "I live in Ghent now", VERDICT_CHANGE),
+    ("for ur record 27 years. still zero savings lol", "just turned 28 today", VERDICT_CHANGE),
+    ("Luc and I have been together six years", "Married Luc in June!", VERDICT_CHANGE),
+    ("fyi drive a Ranger, bit rough but she goes", "sold the Ranger, got a Hilux", VERDICT_CHANGE),
+    ("Newcastle United. Since '74.", "I support Sunderland AFC now, don't ask", VERDICT_CHANGE),
+]
+
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
     # "can't wait" is eagerness: the sister is still there, and said again
@@ -1483,12 +1556,12 @@ def test_a_status_told_in_other_words_is_not_changed_by_its_words(old: str, new:
 
 # The tables of the third pass, read by one test each: a text names its topic and value, a text
 # is not that topic, a pair gets its verdict (None: nothing asked).
-LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ + SEVENTEENTH_READ + EIGHTEENTH_READ + NINETEENTH_READ + TWENTIETH_READ + TWENTY_FIRST_READ
-LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + SEVENTEENTH_NOT_READ + EIGHTEENTH_NOT_READ + NINETEENTH_NOT_READ + TWENTIETH_NOT_READ + TWENTY_FIRST_NOT_READ + [
+LATER_READ = THIRD_READ + FOURTH_READ + TOLD_IN_CHAT + SIXTH_READ + SEVENTH_READ + EIGHTH_READ + NINTH_READ + TENTH_READ + ELEVENTH_READ + TWELFTH_READ + THIRTEENTH_READ + FOURTEENTH_READ + FIFTEENTH_READ + SIXTEENTH_READ + SEVENTEENTH_READ + EIGHTEENTH_READ + NINETEENTH_READ + TWENTIETH_READ + TWENTY_FIRST_READ + TWENTY_SECOND_READ
+LATER_NOT_READ = THIRD_NOT_READ + FOURTH_NOT_READ + SIXTH_NOT_READ + SEVENTH_NOT_READ + EIGHTH_NOT_READ + NINTH_NOT_READ + TENTH_NOT_READ + ELEVENTH_NOT_READ + TWELFTH_NOT_READ + THIRTEENTH_NOT_READ + FOURTEENTH_NOT_READ + FIFTEENTH_NOT_READ + SIXTEENTH_NOT_READ + SEVENTEENTH_NOT_READ + EIGHTEENTH_NOT_READ + NINETEENTH_NOT_READ + TWENTIETH_NOT_READ + TWENTY_FIRST_NOT_READ + TWENTY_SECOND_NOT_READ + [
     ("new number: 555 9999", "job"),
     ("i started at a new school this fall.", "job"),
 ]
-LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS + SIXTEENTH_PAIRS + EIGHTEENTH_PAIRS + NINETEENTH_PAIRS + TWENTIETH_PAIRS + TWENTY_FIRST_PAIRS
+LATER_PAIRS = THIRD_PAIRS + FOURTH_PAIRS + FIFTH_PAIRS + SIXTH_PAIRS + SEVENTH_PAIRS + EIGHTH_PAIRS + NINTH_PAIRS + ELEVENTH_PAIRS + TWELFTH_PAIRS + FOURTEENTH_PAIRS + FIFTEENTH_PAIRS + SIXTEENTH_PAIRS + EIGHTEENTH_PAIRS + NINETEENTH_PAIRS + TWENTIETH_PAIRS + TWENTY_FIRST_PAIRS + TWENTY_SECOND_PAIRS
 
 
 @pytest.mark.parametrize(("text", "slot", "value"), LATER_READ)
