@@ -224,7 +224,9 @@ CHANGE_WORDING: tuple[ChangeCue, ...] = (
     # the whole clause names the old thing
     ChangeCue(r"\bno longer\b", "clause"),
     ChangeCue(r"\b(?:any ?more)\b", "clause"),
-    ChangeCue(r"\bused to\b", "clause"),
+    # (not being accustomed: "still getting used to saying my wife", "not used to the cold yet")
+    ChangeCue(r"(?<!\bgetting )(?<!\bget )(?<!\bgot )(?<!\bam )(?<!\bare )(?<!\bis )(?<!\bbe )(?<!\bbeen )(?<!\bnot )"
+              r"\bused to\b(?! (?:it|this|that|the|saying|being|having|living|working|doing)\b)", "clause"),
     ChangeCue(r"\b(?:formerly|previously|once was)\b", "clause"),
     ChangeCue(r"\b(?:died|passed away|passed|was put down|ran away|went missing)\b", "subject"),
     ChangeCue(r"\b(?:ex|former)\b", "next"),
@@ -271,7 +273,15 @@ _SENSES = {
 }
 _NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "none", "nobody", "nothing"})
 _TIME_UNITS = frozenset(
-    "year month week day hour minute second time decade century yr yrs mo".split()
+    "year month week day hour minute second time decade century yr yrs mo min mins sec secs hr hrs".split()
+)
+# money is no count of things one has: "80 thousand taka for her gold" and "3000 taka for one room"
+# are two prices, not a recount
+_MONEY = frozenset(
+    "taka rupee rupees rs dollar dollars buck bucks euro euros quid lira lire ruble rubles rouble roubles yuan "
+    "rmb yen peso pesos rand naira shilling shillings cedi dinar dinars dirham dirhams riyal riyals baht won kip "
+    "dong som manat lari lei zloty zlotys forint kroner krona kronor grand cent cents pence penny pennies "
+    "thousand thousands hundred hundreds million millions k".split()
 )
 # measures of what one eats or drinks are no count of things one has: "10 cups a day" after "a
 # strong cup of tea" is the same tea
@@ -443,7 +453,7 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
     ]
     for start, end, value, explicit in spans:
         window = toks[end : end + 3]
-        if window[:1] and window[0] in _UNITS:
+        if window[:1] and (window[0] in _UNITS or window[0] in _MONEY):
             continue
         for j, tok in enumerate(window):
             if tok in STOP_WORDS or tok[0].isdigit():
@@ -460,7 +470,8 @@ def _counts(toks: list[str]) -> tuple[tuple[str, str, bool], ...]:
                     break  # "a cat named Fortune", "a brother in Derby" name one of them, not count them
                 if after in _RATE:
                     break  # "fifty kids per class": a rate, not what one has
-                if lem not in _TIME_UNITS and lem not in _MEASURES and lem not in GENERIC_WORDS and len(lem) > 1:
+                if (lem not in _TIME_UNITS and lem not in _MEASURES and lem not in _MONEY and lem not in GENERIC_WORDS
+                        and len(lem) > 1):
                     found.append((lem, value, explicit))
                 break
     return tuple(found)

@@ -1484,6 +1484,12 @@ TWENTY_SECOND_PAIRS = [
     ("Luc and I have been together six years", "Married Luc in June!", VERDICT_CHANGE),
     ("fyi drive a Ranger, bit rough but she goes", "sold the Ranger, got a Hilux", VERDICT_CHANGE),
     ("Newcastle United. Since '74.", "I support Sunderland AFC now, don't ask", VERDICT_CHANGE),
+    # prices and minutes are no count of things one has (they were asked as a recount)
+    ("Engaged to Rumana; the wedding after I save 80 thousand taka", "Rent is 3000 taka for one room", None),
+    ("my commute is 10 min by bike, assembly line at the plant", "the sea is 5 min from the salon", None),
+    # getting used to a word is no "used to"
+    ("cepelinai with sour cream, I like it too much, wife says",
+     "Got married in spring, still getting used to saying 'my wife'", None),
 ]
 
 
