@@ -391,7 +391,7 @@ def is_profession(phrase: str) -> bool:
     "professional" makes it a job.
     """
     words = _NP_BOUNDARY.sub("", phrase.replace("long haul", "longhaul")).split()
-    if not words or words[0] in _DEGREE_WORDS or words[0] in {"no", "not", "any", "age", "aged"}:
+    if not words or words[0] in _DEGREE_WORDS or words[0] in {"no", "not", "any", "age", "aged", "do", "does", "did"}:
         return False  # (nor an age in radio talk: "age two-niner")
     if canonical_place(" ".join(words)) is not None:
         return False  # "Denver." is a city, not one who denves
@@ -1055,8 +1055,8 @@ SLOTS: dict[str, SlotRule] = {
             # a couple together for years, no marriage named: "Luc and I have been together six
             # years", "me and my fella Kieran have been together 2 years", "3 years together, nobody
             # in a hurry to marry" (not a band, a team or friends: "we have been together since school")
-            (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|anniversary|spouse|missus|band|team|friends?|mates|"
-             rf"business|club|crew|boyfriend|girlfriend|partner|fiance|fiancee|bf|gf)\b).*"
+            (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|(?:golden|silver|ruby|diamond|pearl) anniversary|"
+             rf"spouse|missus|band|team|friends?|mates|business|club|crew)\b).*"
              rf"(?:\b(?:[a-z]+ and i|me and (?:my )?[a-z]+(?: [a-z]+)?|(?:i|we)) (?:have |are |were )?(?:been )?together"
              rf"(?: for)? (?:\d+|{NUM}|a few|a couple of) (?:years?|yrs?|months?)\b|"
              rf"(?:^|[,.] )(?:\d+|{NUM}) (?:years?|yrs?) together\b)", "in a relationship"),
@@ -1930,7 +1930,7 @@ _BEST_ASKED = re.compile(r"(?:the |my )?(?:best|favorite|favourite|fav|fave|top)
 _NAMED_FAVOURITE = re.compile(r"(?:and )?(?:that is |thats |it is |its )?(?:still )?my (?:all time |absolute )?"
                               r"favou?rite ([a-z]+)(?: ever| of all time)?(?=$|[,.!])")
 # a name said alone before it (not a sentence of its own: "I went to Rome. My favourite city")
-_NAME_ALONE = re.compile(r"(?!(?:i|we|my|our|you|he|she|they|it|this|that|there|the|a|an)\b)[a-z][a-z ,]{0,60}")
+_NAME_ALONE = re.compile(r"(?!(?:i|we|my|our|you|he|she|they|it|this|that|there|the|a|an|only)\b)[a-z]+(?:,? [a-z]+){0,4}")
 
 
 def _field_answer(field: str, bare: str, asked: bool = False) -> str | None:
@@ -2409,7 +2409,7 @@ _WORK_VERB_NOT = (
     r"work|works|fall|hear|smell|taste|wait"
 )
 _WORK_DONE = re.compile(
-    r"(?:^|[.!?;:,] |\bme )i (?!(?:" + _WORK_VERB_NOT + r")\b)(?![a-z]+ed\b)(?P<verb>[a-z]{3,}) "
+    r"(?:^|[.!?;:,] |\bme |^(?:\w+ )?hours? a day )i (?!(?:" + _WORK_VERB_NOT + r")\b)(?![a-z]+ed\b)(?P<verb>[a-z]{3,}) "
     r"(?P<obj>(?:[a-z0-9]+ ){0,3}[a-z0-9]+)"
 )
 _WORK_WORDS = re.compile(
@@ -2417,7 +2417,11 @@ _WORK_WORDS = re.compile(
     r"port|docks|mine|quarry|hotel|restaurant|salon|clinic|bazaar|manufaktur|smelter|refinery|line|counter|till)|"
     r"my (?:stall|booth|trawler|cab|taxi|counter)|small shop|customers|clients|tourists|passengers|"
     r"for a living|(?:\d+|eight|ten|twelve|nine|six) hours? (?:a|per) (?:day|shift)|\d+ ?hour shifts?|"
-    r"\bshifts?\b|per piece|on the job)\b"
+    r"\bshifts?\b|per piece|on the job|foreman|my supervisor|"
+    # a wage: "650 taka a day if foreman is happy", "200 rupees per load"
+    r"\d+ (?:taka|rupees?|rs|dollars?|bucks|euros?|pesos?|naira|shillings?|cedis?|som|manat|soles|reais|rand|"
+    r"yuan|baht|dong|kip|lari|dinars?|dirhams?) (?:a|per) (?:day|shift|load|piece|week|trip)|"
+    r"on the (?:\w+ ){0,2}?(?:yard|shop floor|line|docks|site|rigs?))\b"
 )
 _WORK_DAYS = re.compile(r"\b(?:all day|every day|whole day|day in day out|every night from)\b")
 _LEISURE_WORDS = re.compile(

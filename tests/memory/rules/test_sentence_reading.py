@@ -1452,6 +1452,8 @@ TWENTY_SECOND_READ = [
     ("Luc and I have been together six years", "relationship", "in a relationship"),
     ("me and Tash been together 2 yrs, she's the boss", "relationship", "in a relationship"),
     ("girlfriend came over. 3 years together, nobody in a hurry to marry", "relationship", "in a relationship"),
+    ("I cut steel on the breaking yard, old tankers. 650 taka a day if the foreman is happy", "job", "cut steel"),
+    ("Six hours a day I beat gold leaf for the pagodas", "job", "beat gold leaf"),
 ]
 TWENTY_SECOND_NOT_READ = [
     # a town first with words of a team, a film, a trip or someone else's life
@@ -1465,6 +1467,8 @@ TWENTY_SECOND_NOT_READ = [
     ("Lena and I signed in 2005. 19 years, 1 wife, 0 regrets", "age"),
     ("30 years, same job", "age"),
     ("For the log: age two-niner. Over.", "job"),
+    ("Bourbon. Don't judge.", "job"),  # a judge, said no
+    ("anniversary dinner tonight, 50 years together, my golden anniversary", "age"),
     # how the work feels is no trade
     ("my work is exhausting lately", "job"),
     ("my work is killing me", "job"),
