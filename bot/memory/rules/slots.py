@@ -1049,6 +1049,14 @@ SLOTS: dict[str, SlotRule] = {
             # "have been husband and wife for nineteen years"
             (r"\b(?:we|i|me)\b[^.!?]*?\b(?:are|were|have been) (?:husband and wife|man and wife|wife and husband)\b",
              "married"),
+            # the years of one's marriage, or oneself a married man: "20 years married to this man",
+            # "26 years wed", "Eighteen years a married man" (not someone else's: "my parents, 40
+            # years married")
+            (rf"^(?!.*\b(?:parents|mum and dad|mom and dad|grandparents|in laws|they|their|his|her|friends?|"
+             rf"sister|brother|son|daughter)\b.*\b(?:married|wed)\b)"
+             rf"(?:.*\b(?:\d+|{NUM}) (?:years?|yrs?) (?:happily )?(?:married|wed)\b(?! (?:couples?|people|friends)\b)|"
+             rf"(?:.*\bi am |(?:.*\b)?(?:years?|yrs?) )?(?:a )?(?:happily )?married (?:man|woman|lady|guy|bloke|gal|fella)\b)",
+             "married"),
             # a couple's years, no wedding named: "me and my girl, 2 years strong"
             (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|sober|clean|smoke free)\b).*"
              rf"\b(?:\d+|{NUM}) (?:years?|yrs?|months?) strong\b", "in a relationship"),

@@ -1452,6 +1452,10 @@ TWENTY_SECOND_READ = [
     ("Luc and I have been together six years", "relationship", "in a relationship"),
     ("me and Tash been together 2 yrs, she's the boss", "relationship", "in a relationship"),
     ("girlfriend came over. 3 years together, nobody in a hurry to marry", "relationship", "in a relationship"),
+    # the years of one's own marriage, or oneself a married man (they had read only a hint)
+    ("the missus runs the till, 33 years married this spring", "relationship", "married"),
+    ("forty years wed to the same stubborn man", "relationship", "married"),
+    ("Twelve years a married woman and still no dishwasher", "relationship", "married"),
     ("I cut steel on the breaking yard, old tankers. 650 taka a day if the foreman is happy", "job", "cut steel"),
     ("Six hours a day I beat gold leaf for the pagodas", "job", "beat gold leaf"),
 ]
@@ -1480,6 +1484,8 @@ TWENTY_SECOND_NOT_READ = [
     ("Berlin. Best city. I don't change it for nothing.", "favorite_city"),
     ("my wife and I have been together 20 years", "relationship"),  # married: not "in a relationship"
     ("we've been together 5 years in the band", "relationship"),
+    ("my parents, 40 years married this June", "relationship"),
+    ("we know a married couple who run a bakery", "relationship"),
 ]
 TWENTY_SECOND_PAIRS = [
     # a town first, then another home: a change
