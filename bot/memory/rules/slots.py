@@ -2305,7 +2305,8 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
 # "casablanca, i could watch it a hundred times", "Torun - grandson, 2 years old")
 _TOWN_FIRST = re.compile(
     r"^(?:(?:moin|hi|hello|hey|hiya|howdy|salam|salaam|namaste|julley|ciao|hola|ola|bonjour|servus|kia ora|"
-    r"mabuhay|greetings)[.!,]* )?(?P<town>[a-z][a-z ]{1,30}?)(?=$| ?[.!,;\u2026]| \.\.\.| [\u2600-\u27bf\U0001f000-\U0001faff])"
+    r"mabuhay|greetings)[.!,]* )?(?P<town>[a-z][a-z ]{1,30}?)(?: (?:now|these days|nowadays|again|for good|too))?"
+    r"(?=$| ?[.!,;\u2026]| \.\.\.| [\u2600-\u27bf\U0001f000-\U0001faff])"
 )
 _NOT_TOWN_FIRST = re.compile(
     r"\b(?:trip|visit|visiting|visited|holidays?|vacation|honeymoon|went|flew|tour|conference|weekend|"

@@ -1419,6 +1419,7 @@ TWENTY_SECOND_READ = [
     ("Rostock. The Warnemunde end, cruise ships from the balcony.", "residence", "rostock"),
     ("Note: Stuttgart, down in the Kessel. Never moving.", "residence", "stuttgart"),
     ("Moin. Kiel, by the canal locks.", "residence", "kiel"),
+    ("note: Kiel now, moved for the shipyard job", "residence", "kiel"),  # (the walk found it unread)
     ("Boon and me live in Surin, outside town.", "residence", "surin"),
     # an age alone after what is said to the bot, or with its years and nothing else
     ("for ur record 27 years. still zero savings lol", "age", "27"),
@@ -1490,6 +1491,8 @@ TWENTY_SECOND_NOT_READ = [
 TWENTY_SECOND_PAIRS = [
     # a town first, then another home: a change
     ("Terneuzen. Zeeland Flanders, still the Netherlands.", "I live in Ghent now", VERDICT_CHANGE),
+    ("Rostock. The Warnemunde end, cruise ships from my balcony.", "note: Kiel now, moved for the shipyard job",
+     VERDICT_CHANGE),
     ("for ur record 27 years. still zero savings lol", "just turned 28 today", VERDICT_CHANGE),
     ("Luc and I have been together six years", "Married Luc in June!", VERDICT_CHANGE),
     ("fyi drive a Ranger, bit rough but she goes", "sold the Ranger, got a Hilux", VERDICT_CHANGE),
