@@ -2068,7 +2068,8 @@ _JOB_NOTE = re.compile(
     # (not a verb with its subject dropped: "drive a Ranger, bit munted" is a car)
     r"(?!(?:drive|drives|own|ride|have|got)\b)"
     r"([a-z]+(?: [a-z]+){0,2}?)"
-    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b)"
+    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b|"
+    r" since (?:(?:19|20)\d\d|the \d0s|i was)\b)"
 )
 # what names the words before it a job, whatever they are: "Scheidsrechter, that's my job"
 _SAID_A_JOB = re.compile(r"(?:,? (?:that is|is|thats) (?:my|the) (?:job|trade|work|profession)| by trade)\b")
@@ -2257,6 +2258,13 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     for pattern, replacement in _NOTE_REWRITES:
         norm = pattern.sub(replacement, norm)
     job = _JOB_NOTE.match(norm)
+    if (job is not None and " " not in job.group(1) and not is_profession(job.group(1))
+            and norm.startswith(", ", job.end()) and _GLOSS_DASH.search(text) and canonical_place(job.group(1)) is None):
+        # a trade in one's own word, glossed after a dash: "Kaminkehrer - chimney sweep, 20 years"
+        gloss = _JOB_NOTE.match(norm[job.end() + 2:])
+        if gloss is not None and is_profession(gloss.group(1)):
+            norm = norm[job.end() + 2:]
+            job = gloss
     if job is not None and is_profession(job.group(1)) and (
             " " in job.group(1) or _one_word_trade(job.group(1)) or _SAID_A_JOB.match(norm, job.end())):
         norm = f"i am a {job.group(1)}{norm[job.end():]}"
@@ -2324,6 +2332,8 @@ def _town_first(norm: str) -> str | None:
     return plain_place(found.group("town"))
 
 
+# a dash between spaces, after the first word: a gloss of that word follows
+_GLOSS_DASH = re.compile(r"^\W*\w+ [\u2012-\u2015-] ")
 # a remark in brackets, left out when the sentence is read without it
 _ASIDE = re.compile(r" ?\([^()]*\)")
 

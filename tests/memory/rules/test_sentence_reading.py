@@ -1459,6 +1459,10 @@ TWENTY_SECOND_READ = [
     ("Twelve years a married woman and still no dishwasher", "relationship", "married"),
     ("I cut steel on the breaking yard, old tankers. 650 taka a day if the foreman is happy", "job", "cut steel"),
     ("Six hours a day I beat gold leaf for the pagodas", "job", "beat gold leaf"),
+    # a trade in one's own word glossed after a dash, and a German trade since a year
+    ("dolmuşçu – minibus driver, route 12 since forever", "job", "minibus driver"),
+    ("Kfz-Mechaniker since 2001", "job", "kfz mechaniker"),
+    ("Lisbon - nurse, nights", "residence", "lisbon"),  # (a town before the dash is no word glossed: kept)
 ]
 TWENTY_SECOND_NOT_READ = [
     # a town first with words of a team, a film, a trip or someone else's life
