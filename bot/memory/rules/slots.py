@@ -962,6 +962,13 @@ SLOTS: dict[str, SlotRule] = {
             r" (?:now |still |currently |finally )?(?:where (?:i|we) (?:now )?(?:live|am living|"
             r"are living|reside|am based|are based|call home|have lived|have been living|stay)|"
             r"where (?:my|our) home is|(?:my|our) (?:new |current )?home|home)\b",
+            # the "'s" gone once normalised: "Denver's where I live now" (a known town only)
+            (r"(?:^|, )(?P<value>[a-z][a-z ]{1,30}?) where (?:i|we) (?:now )?(?:live|am living|are living|reside|"
+             r"call home)\b", _is_place),
+            # "home base Yangon", "staying in george town near the clan jetties" (a known town only)
+            (r"\bhome base:? (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!;]| now\b| these days\b)", _is_place),
+            (r"(?:^|, )(?:currently |now |still )?(?:living|staying|based) (?:in|on) (?P<value>[a-z][a-z ]{1,30}?)"
+             r"(?=$|[,.!;]| near\b| by\b| with\b| since\b| for\b| now\b)", _is_place),
             r"\b(?:i|we) (?:now )?call (?P<value>[a-z][a-z ]{1,40}?) (?:my |our )?home\b",
             # "Florida's home now" (the "'s" is gone once normalised: "florida home now")
             r"^(?!(?:i|we|you|he|she|they|it|my|our|the|go|going|went|come|came|back|work|stay)\b)"
@@ -1908,7 +1915,8 @@ _JOB_FIELDS = frozenset({"job", "my job", "occupation", "profession", "what do i
 # days", "Place of residence: Minsk", "Car: Land Cruiser", "Hobbies:\n- woodworking" (a pastime,
 # never a job)
 _HOME_FIELDS = frozenset({"home", "my home", "residence", "place of residence", "my place of residence",
-                          "city", "my city", "current city", "town", "location", "where i live", "based"})
+                          "city", "my city", "current city", "town", "location", "where i live", "based",
+                          "where", "where do i live", "where am i", "home base", "hometown", "home town"})
 _CAR_FIELDS = frozenset({"car", "my car", "cars", "vehicle", "vehicles", "my vehicle", "what i drive", "ride",
                          "my ride"})
 _PASTIME_FIELDS = frozenset({"hobbies", "hobby", "my hobbies", "my hobby", "interests", "pastimes", "free time",
@@ -1950,6 +1958,8 @@ def _field_answer(field: str, bare: str, asked: bool = False) -> str | None:
             return None  # "work" heads a mood as often as a trade
         return "my job is " + bare  # "job? delivery rider."
     if field in _HOME_FIELDS:
+        if field in ("where", "where am i") and (_TRIP.search(bare) or re.search(r"\bfor the (?:week|night|day)\b", bare)):
+            return None  # "Where? Paris, for the weekend": a trip
         words = _answer_head(bare).split()
         if places_in(bare) or any(canonical_place(" ".join(words[:n])) for n in (1, 2, 3)):
             return "i live in " + bare

@@ -1421,6 +1421,9 @@ TWENTY_SECOND_READ = [
     ("Moin. Kiel, by the canal locks.", "residence", "kiel"),
     ("note: Kiel now, moved for the shipyard job", "residence", "kiel"),  # (the walk found it unread)
     ("Boon and me live in Surin, outside town.", "residence", "surin"),
+    ("where? Phnom Penh, Toul Kork side.", "residence", "phnom penh"),  # a question one answers oneself
+    ("Denver's where I live now.", "residence", "denver"),
+    ("penang girl, staying in george town near the jetties", "residence", "george town"),
     # an age alone after what is said to the bot, or with its years and nothing else
     ("for ur record 27 years. still zero savings lol", "age", "27"),
     ("for the records: 33. like a medium roast", "age", "33"),
@@ -1469,6 +1472,7 @@ TWENTY_SECOND_NOT_READ = [
     ("Benfica. Since always. Red in the blood.", "residence"),
     ("casablanca, i could watch it a hundred times", "residence"),
     ("Paris. Best trip ever.", "residence"),
+    ("Where? Paris, for the weekend", "residence"),
     ("Torun - grandson, 2 years old, first one", "residence"),
     ("Reading, lovely town", "residence"),  # a town whose name is a word
     # the years of a marriage are no age
