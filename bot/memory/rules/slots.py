@@ -793,6 +793,11 @@ SLOTS: dict[str, SlotRule] = {
             (r"\bmy (?:day |daily |own )?(?:work|trade|craft|line of work) is (?P<value>[a-z][a-z ,]*?)"
              r"(?=$|[.!?;(]| and\b| but\b| so\b| because\b| hands\b)", _work_named),
             r"\b(?:i|we) (?P<value>[a-z]+(?: [a-z]+){0,5}?) for a living\b",
+            # one's trade as a way of life: "RN life lol", "pharmacist life", "Salon life, eh"
+            # (a listed trade only: not "student life", "city life")
+            (r"(?:^|[,.!;:] |\b(?:er|icu|ward|shop|yard|site) )(?P<value>(?!(?:my|the|a|an|this|that|his|her|our)\b)"
+             r"[a-z]+(?: [a-z]+)?) life\b(?! (?:insurance|coach|story|goals?|lessons?|partner|expectancy|span|jacket|"
+             r"support|sentence|raft|skills?|choices?|balance|hack)\b)", _listed_profession),  # ("Defender life" is a car's)
             # "DJ set tonight ... this is what i do for a living": a job, its name said before
             r"\b(?:this|that|it) is what (?:i|we) do for (?:a living|work|money)\b",
             # a living earned some way: "I make a living selling paintings"
@@ -1056,6 +1061,14 @@ SLOTS: dict[str, SlotRule] = {
             # "have been husband and wife for nineteen years"
             (r"\b(?:we|i|me)\b[^.!?]*?\b(?:are|were|have been) (?:husband and wife|man and wife|wife and husband)\b",
              "married"),
+            # one's own wedding: "Dave and I married young", "we wed in '89", "Kari and I said our vows
+            # in 1979" (not a marriage ended since, nor "married off" a daughter)
+            (r"^(?!.*\b(?:divorced?|divorcing|widowed|widow|widower|separated|ex|passed|died|not married|nun|monk|"
+             r"priest|sister)\b)"
+             # (with words of it lasting: a wedding's age alone says nothing of now, "I married young, too young")
+             rf"(?=.*\b(?:still|ever since|happily|and counting|(?:\d+|{NUM}) (?:years?|yrs?)(?! ago\b)))"
+             r".*\b(?:(?:i|we) (?:just |finally |both )?(?:married|wed)\b(?! off\b)|"
+             r"(?:said|exchanged|took) (?:our|my) (?:wedding )?vows\b)", "married"),
             # the years of one's marriage, or oneself a married man: "20 years married to this man",
             # "26 years wed", "Eighteen years a married man" (not someone else's: "my parents, 40
             # years married")
@@ -1780,7 +1793,7 @@ _DROPPED_I_AM = re.compile(
     r"officially|finally) )*(?:"
     r"(?:married|single|divorced|separated|engaged|widowed|retired|unemployed|self employed|"
     r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| \d| (?:and|but|with|since|for|again|yet|"
-    r"now|to|at|in|right|already|too|though|lol|these days|at the moment|n|af|asf|rn|o|fr|tbh|haha|still|forever)\b)"
+    r"now|to|at|in|right|already|too|though|lol|these days|at the moment|n|af|asf|rn|o|fr|tbh|haha|still|forever|yaar|lah|la|mate|bro|guys|y all|yall|folks|officially|finally)\b)"
     r"|(?:based|living|staying|settled|stationed) (?:in|out of|near|at|abroad|overseas|up|down|"
     r"out|with)\b"
     r"|(?:working|employed) (?:as|at|for|in)\b"
@@ -2078,7 +2091,7 @@ _JOB_NOTE = re.compile(
     # (not a verb with its subject dropped: "drive a Ranger, bit munted" is a car)
     r"(?!(?:drive|drives|own|ride|have|got)\b)"
     r"([a-z]+(?: [a-z]+){0,2}?)"
-    r"(?=$|[,.!;:]| by trade\b| for (?:\d+|a|over|about|almost|nearly|\w+) (?:years?|decades?)\b|"
+    r"(?=$| ?[,.!;:]| by trade\b| for (?:(?:over|about|almost|nearly|around) )?(?:\d+|a|\w+) (?:years?|decades?)\b|"
     r" since (?:(?:19|20)\d\d|the \d0s|i was)\b)"
 )
 # what names the words before it a job, whatever they are: "Scheidsrechter, that's my job"

@@ -1465,6 +1465,13 @@ TWENTY_SECOND_READ = [
     # a trade in one's own word glossed after a dash, and a German trade since a year
     ("dolmuşçu – minibus driver, route 12 since forever", "job", "minibus driver"),
     ("Kfz-Mechaniker since 2001", "job", "kfz mechaniker"),
+    ("freelance graphic designer , mostly logos", "job", "freelance graphic designer"),  # a space before the comma
+    ("three night shifts in a row, RN life lol", "job", "rn"),
+    ("pharmacist life, counting pills till 9", "job", "pharmacist"),
+    # one's own wedding told as done ("I married", "said our vows"), an engagement said with "yaar"
+    ("Dave and I married young, 26 years this June", "relationship", "married"),
+    ("Kari and I said our vows in 1979, she still laughs at my jokes", "relationship", "married"),
+    ("Engaged yaar! the shaadi is after Eid", "relationship", "engaged"),
     ("Lisbon - nurse, nights", "residence", "lisbon"),  # (a town before the dash is no word glossed: kept)
 ]
 TWENTY_SECOND_NOT_READ = [
@@ -1494,6 +1501,8 @@ TWENTY_SECOND_NOT_READ = [
     ("my wife and I have been together 20 years", "relationship"),  # married: not "in a relationship"
     ("we've been together 5 years in the band", "relationship"),
     ("my parents, 40 years married this June", "relationship"),
+    ("Defender life, the footwell is full of water", "job"),  # a car's life, no trade
+    ("student life is hard", "job"),
     ("we know a married couple who run a bakery", "relationship"),
 ]
 TWENTY_SECOND_PAIRS = [
