@@ -1073,8 +1073,16 @@ def _may_hold_value(text: str, topic: str) -> bool:
         return any(canonical_place(" ".join(words[i:i + n])) is not None  # a small town too
                    for n in (1, 2) for i in range(len(words) - n + 1))
     if topic == "age":
-        return bool(numbers(text))
+        # (an age is 13 to 110, not a temperature or a time: "-28 today", "21:10", "30 degrees")
+        bare = _NOT_AN_AGE.sub(" ", text.lower())
+        return any(13 <= int(n) <= 110 for n in re.findall(r"(?<![\d.,])\d{1,3}(?![\d.,]\d)", bare)) or bool(
+            re.search(r"\b(?:thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
+                      r"sixty|seventy|eighty|ninety|hundred)\b", bare))
     return True
+
+
+_NOT_AN_AGE = re.compile(r"(?:^|\s)[-\u2212]\d+|\d+ ?(?:°|degrees?|celsius|fahrenheit|c\b|f\b)|\d{1,2}:\d\d|"
+                         r"\d+ ?(?:%|am|pm|km|kg|min|mins|minutes|hours|hrs|k)\b")
 
 
 def assess(

@@ -1080,14 +1080,6 @@ SLOTS: dict[str, SlotRule] = {
             # a couple's years, no wedding named: "me and my girl, 2 years strong"
             (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|sober|clean|smoke free)\b).*"
              rf"\b(?:\d+|{NUM}) (?:years?|yrs?|months?) strong\b", "in a relationship"),
-            # a couple together for years, no marriage named: "Luc and I have been together six
-            # years", "me and my fella Kieran have been together 2 years", "3 years together, nobody
-            # in a hurry to marry" (not a band, a team or friends: "we have been together since school")
-            (rf"^(?!.*\b(?:married|wife|husband|hubby|wed|wedding|(?:golden|silver|ruby|diamond|pearl) anniversary|"
-             rf"spouse|missus|band|team|friends?|mates|business|club|crew)\b).*"
-             rf"(?:\b(?:[a-z]+ and i|me and (?:my )?[a-z]+(?: [a-z]+)?|(?:i|we)) (?:have |are |were )?(?:been )?together"
-             rf"(?: for)? (?:\d+|{NUM}|a few|a couple of) (?:years?|yrs?|months?)\b|"
-             rf"(?:^|[,.] )(?:\d+|{NUM}) (?:years?|yrs?) together\b)", "in a relationship"),
             (rf"{S}{A}(?:am getting|are getting|will be getting|will get|am planning on getting|"
              rf"plan on getting|plan to get|am about to get|are planning on getting|plan to get) "
              rf"(?:married|hitched)\b", "engaged"),
@@ -2407,10 +2399,27 @@ _HYPERBOLE_HOME = re.compile(r"\b(?:basically|practically|pretty much|virtually|
                              r"more or less) (?:live|living|lives) (?:in|at|on)\b")
 
 
+# a couple together for years, no marriage named anywhere in the message: "Luc and I have been
+# together six years", "me and my fella Kieran have been together 2 years", "3 years together,
+# nobody in a hurry to marry" (not a band, a team or friends; not "My husband ... Fifty three
+# years together": a marriage)
+_YEARS_TOGETHER = re.compile(
+    rf"(?:(?:\b(?:[a-z]+ and i|me and (?:my )?[a-z]+(?: [a-z]+)?|(?:i|we))|(?:^|[,.!?;] )(?=been\b))"
+    rf" ?(?:have |are |were )?(?:been )?together(?: for)? (?:\d+|{NUM}|a few|a couple of) (?:years?|yrs?|months?)\b|"
+    rf"(?:^|[,.!?;] )(?:\d+|{NUM}) (?:years?|yrs?) together\b)"
+)
+_NOT_A_COUPLE = re.compile(r"(?<!\bnot )(?<!\bno )(?<!\bnever )\b(?:married|marriage|wife|husband|hubby|wed|wedding|(?:golden|silver|ruby|diamond|pearl) "
+                           r"anniversary|spouse|missus|band|friends?|mates)\b")
+
+
 def _couple_unmarried(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, ...]:
     """A couple that is not married is partnered: the "not married" alone would read as single,
     and "we're not married" or "together 6 years, no wedding" as nothing."""
     if not _UNMARRIED_COUPLE.search(norm) or _NOT_TOGETHER.search(norm):
+        if (not any(match.slot == "relationship" and not match.hint for match in found)
+                and (together := _YEARS_TOGETHER.search(norm)) is not None and not _NOT_A_COUPLE.search(norm)):
+            found = (*(match for match in found if match.slot != "relationship"),  # (over a hint: "my boyfriend")
+                     SlotMatch("relationship", "in a relationship", hint=False, position=together.start()))
         return found
     for index, match in enumerate(found):
         if match.slot == "relationship" and match.value == "single":

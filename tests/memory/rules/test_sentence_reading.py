@@ -1456,6 +1456,8 @@ TWENTY_SECOND_READ = [
     ("Luc and I have been together six years", "relationship", "in a relationship"),
     ("me and Tash been together 2 yrs, she's the boss", "relationship", "in a relationship"),
     ("girlfriend came over. 3 years together, nobody in a hurry to marry", "relationship", "in a relationship"),
+    ("Bae is making pancakes. Been together two years this month.", "relationship", "in a relationship"),
+    ("My boyfriend Liam is the best!!! Two years together in March!!", "relationship", "in a relationship"),
     # the years of one's own marriage, or oneself a married man (they had read only a hint)
     ("the missus runs the till, 33 years married this spring", "relationship", "married"),
     ("forty years wed to the same stubborn man", "relationship", "married"),
@@ -1500,6 +1502,8 @@ TWENTY_SECOND_NOT_READ = [
     ("Berlin. Best city. I don't change it for nothing.", "favorite_city"),
     ("my wife and I have been together 20 years", "relationship"),  # married: not "in a relationship"
     ("we've been together 5 years in the band", "relationship"),
+    # the years together of a marriage named in another sentence are no unmarried couple's
+    ("My husband is teaching me this phone. Fifty three years together and he is still patient", "relationship"),
     ("my parents, 40 years married this June", "relationship"),
     ("Defender life, the footwell is full of water", "job"),  # a car's life, no trade
     ("student life is hard", "job"),

@@ -324,6 +324,10 @@ async def test_an_old_fact_likely_of_the_topic_is_found_though_no_neighbour(
     # an age needs a number
     ("my knees creak every morning these days", "age", VERDICT_UNCLEAR),
     ("sixty creaky years on these knees", "age", VERDICT_CHANGE),
+    # a temperature, a time or a small count is no age (the number alone had made it a change)
+    ("-28 today. I cut ice blocks out of the river, saw and hook", "age", VERDICT_UNCLEAR),
+    ("21:10 and the knees are done for", "age", VERDICT_UNCLEAR),
+    ("30 degrees in the shade and my knees still ache", "age", VERDICT_UNCLEAR),
 ])
 def test_a_likely_topic_recommends_a_change_only_with_something_that_could_be_its_value(
     new: str, likely: str, verdict: str
