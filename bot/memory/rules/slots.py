@@ -80,9 +80,9 @@ _FOREIGN_YEARS = (r"anos|anys|ans|jahre|anni|ani|godini|godina|godine|let|lat|ro
 # what may follow an age: the end, a mark or an emoji ("just turned 33 🎂"), or a word that goes
 # on about something else ("i'm 29 rn", "im 16 btw", "29 and ...")
 _AGE_AFTER = (
-    r"(?=$|[,!?;\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]| [,.!?;]| (?:and|but|now|today|yesterday|this|"
+    r"(?=$|[,!?;\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff]| [,.!?;#]| (?:and|but|now|today|yesterday|this|"
     r"next|soon|so|as|since|last|on|in|at|with|going|turning|myself|already|too|lol|haha|though|tho|"
-    r"recently|rn|btw|fyi|lmao|smh|y all|yall|folks|guys|mate|bro|dude|lads|lah|innit|completed)\b|"
+    r"recently|rn|btw|fyi|lmao|smh|y all|yall|folks|guys|mate|bro|dude|lads|lah|innit|completed|birthday|bday)\b|"
     r" [\u2012-\u2015\u2600-\u27bf\U0001f000-\U0001faff])"
 )
 DWELLING = (
@@ -1300,11 +1300,11 @@ SLOTS: dict[str, SlotRule] = {
     "diet": SlotRule(
         patterns=(
             rf"{S}{A}(?:am|have been|have stayed|stayed|have remained|remained) (?:a |an )?(?:(?:strict|full|fully|mostly|now|still|no "
-            rf"longer|not|proud|lifelong|long time|committed) )*(?P<value>{DIETS})\b",
+            rf"longer|not|proud|lifelong|long time|committed|strictly|pretty much|basically|mostly|mainly|largely) )*(?P<value>{DIETS})\b",
             rf"{S}{A}(?:went|turned|became|have become|have gone|am going|switched to being|"
             rf"decided to go|decided to become|gone) (?:a |an )?(?:full )?(?P<value>{DIETS})\b",
             # a named eating plan one does: "Doing keto, about a year in now.", "i'm on paleo"
-            rf"{S}{A}(?:am |have been )?(?:doing|on|trying|following|started|eating) (?:the )?"
+            rf"{S}{A}(?:am |have been )?(?:doing|doin|on|trying|following|started|eating) (?:the )?"
             rf"(?P<value>keto|paleo|whole30|atkins|low carb)\b",
             # nothing from animals, said as what is left out: "No meat, no dairy, no eggs."
             (r"(?:^|, |\band )no meat,? (?:and )?no (?:dairy|eggs?|animal products)\b", "vegan"),
@@ -1330,7 +1330,7 @@ SLOTS: dict[str, SlotRule] = {
             rf"^(?:strictly |only |100 )?(?P<value>{DIETS}|halal|kosher|gluten free|lactose free|dairy free)"
             rf"(?: (?:only|food only|all the way|strictly|ofc|of course|obvs|obviously|always|for me|for life|please|"
             rf"lol|tbh|btw|fyi|fr|for real))*"
-            rf"(?=$|[.!;]|,(?! (?:{DIETS}|gluten|lactose|dairy)\b)| (?:please|thanks|thx|since)\b)",
+            rf"(?=$|[.!;]|,(?! (?:{DIETS}|gluten|lactose|dairy)\b)| (?:please|thanks|thx|since|for (?:the (?:last|past) )?(?:\d+|{NUM}|a|two|three|four|five|six|many|several) (?:years?|yrs?|months?)|(?:\d+|{NUM}) (?:years?|yrs?) now)\b)",
             rf"{S}{A}keep (?:strictly |strict )?(?P<value>kosher|halal)\b",
             (rf"{S}{A}(?:am|have been|was diagnosed) (?:a )?(?:celiac|coeliac)\b", "gluten free"),
             # India's "veg": "been veg since birth", "pure veg"
@@ -1413,7 +1413,7 @@ SLOTS: dict[str, SlotRule] = {
         patterns=(
             # (not a comparison: "they treat me like I'm ten", "as if I were 80")
             rf"(?<!\blike )(?<!\bas if )(?<!\bas though )"
-            rf"\bi (?:only |really |actually |finally )?(?:am|turned|just turned|just turn|will be|will turn|"
+            rf"\bi (?:only |really |actually |finally )?(?:am|turned|just turned|just turn|clocked|just clocked|will be|will turn|"
             rf"am turning|have turned|recently turned|became|just became) (?:now )?(?:about |almost |nearly |"
             rf"over |under |only |just )?(?P<value>{NUM})(?: \(\d{{1,3}}\))?"
             rf"(?: (?:years?|yrs?) (?:old|young|of age)| yo| y o| years?| yrs?)?"
@@ -1421,6 +1421,8 @@ SLOTS: dict[str, SlotRule] = {
             # a round number reached: "just hit 38, back aches" (not the years of something: "my
             # husband and i just hit ten years")
             rf"\bi (?:just )?hit (?P<value>{NUM})(?: (?:years?|yrs?) old)?{_AGE_AFTER}",
+            # the age after a birthday told: "my birthday was yesterday, 24 now!"
+            r"(?:^|, )(?P<value>1[3-9]|[2-9]\d) now(?=$|[,.!])",
             # a birthday said in a learner's words: "I make fifty this year", "I completed 52 years
             # this year", "Fifty-two years I completed this year"
             rf"\bi (?:make|made|complete|completed|will make|will complete|am completing|am making) "
@@ -1438,17 +1440,18 @@ SLOTS: dict[str, SlotRule] = {
             rf"\b(?:put|mark|count|list) me down as (?P<value>{NUM})(?: (?:years?|yrs?) old)?{_AGE_AFTER}",
             # the words turned round: "47 years I am, 25 of them on the road"
             rf"^(?P<value>{NUM}) (?:years?|yrs?)(?: old)? (?:i am|am i)\b",
+            rf"^(?P<value>1[3-9]|[2-9]\d|{_TENS_NUM}) (?:i am|am i)\b",  # "Seventy Six I Am, And The Doctor Says"
             rf"\bi am (?:a|an) (?P<value>{NUM}) (?:years?|yr) old\b",
             # a learner's way to say it: "I have 44 years"
             # (not a time of life: "I am carpenter since I have 17 years")
             rf"(?<!since )(?<!when )(?<!as of )\bi have (?P<value>{NUM}) (?:years?|yrs?)(?: old)?(?=$|[,.!?;]| and\b| but\b)",
-            rf"\bmy age is (?P<value>{NUM})\b",
+            rf"\bmy (?:good |current |actual |real )?age is (?P<value>{NUM})\b",
             # a birthday by when it came, the verb dropped: "55 this past winter, 43 seasons on the water"
             r"^(?P<value>[1-9]\d) this past (?:winter|spring|summer|fall|autumn|month|january|february|march|"
             r"april|may|june|july|august|september|october|november|december)\b",
             # a birthday by when it came: "17 since march", "42 as of last week", "Sixty-two last
             # birthday"
-            rf"^(?P<value>{NUM}),? (?:since|as of|from) (?:last |this )?(?:{_MONTHS}|my (?:last )?birthday|"
+            rf"(?:^|, )(?P<value>{NUM}),? (?:since|as of|from) (?:last |this )?(?:{_MONTHS}|my (?:last )?birthday|"
             r"(?:last|this) (?:week|month|year|spring|summer|fall|autumn|winter)|yesterday|"
             r"(?:last )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
             rf"^(?P<value>{NUM}),? (?:at |on |as of )?(?:my )?last (?:birthday|bday)\b",
@@ -1796,7 +1799,7 @@ _DROPPED_I_HAVE = re.compile(r"^(?:just |now |recently |finally )?(?:been\b|(?:g
 # a change told without its subject: "turned 35 today", "moved to Leeds", "sold the car"
 _DROPPED_I = re.compile(
     r"^(?:just |recently |finally |now )?(?:turned|moved|relocated|started|quit|sold|bought|became|"
-    r"retired|switched|upgraded|joined|married(?! off\b)|divorced|teach|work|live|drive|purchased)\b|^just (?:hit|turn)\b"
+    r"retired|switched|upgraded|joined|married(?! off\b)|divorced|teach|work|live|drive|purchased|clocked)\b|^just (?:hit|turn)\b"
     r"|^am (?!(?:and|or|shifts?|pm)\b)"
 )
 # (an age said first, then about oneself: "58 and been farming since i could walk", "Only 24 but")
@@ -1804,8 +1807,9 @@ _ADULT_AGE = (r"(?:1[3-9]|[2-9]\d|(?:twenty|thirty|forty|fifty|sixty|seventy|eig
               r"(?: (?:one|two|three|four|five|six|seven|eight|nine))?)")
 _DROPPED_AGE = re.compile(rf"^(?:age|aged|age is) (?={NUM}\b)|^(?={NUM} (?:(?:years?|yrs?) old|y o|yo)\b)|"
                           rf"^(?:only |just |almost |nearly )?(?={_ADULT_AGE}"
-                          r"(?: and\b| but\b|,| as of\b| today\b| yesterday\b| now\b| rn\b| btw\b| tho\b|"
+                          r"(?: and\b(?! (?:sunny|cloudy|raining|rainy|humid|windy|clear|overcast|freezing)\b)| but\b|,| as of\b| today\b| yesterday\b| now\b| rn\b| btw\b| tho\b|"
                           r" this (?:year|month|week|spring|summer|fall|autumn|winter)\b| last (?:year|month|week)\b| going on\b|"
+                          rf" in {_MONTHS}(?=$|[,.!])|"
                           # the years alone: "27 years. still zero savings", "35 years, like 35 stations"
                           # (not "25 years, still married"; nor in a message of a marriage, _BOND)
                           r" (?:years?|yrs?)(?=$|[.!?]|, (?!(?:still |happily |now |all )?(?:married|together|wed|"
@@ -1992,7 +1996,7 @@ def _fact_sentences(norm: str) -> list[tuple[int, str]]:
         sentence = sentence.strip()
         bare = without_lead_in(sentence)
         offset += len(sentence) - len(bare)
-        if out and out[-1][1] in ("age", "my age", "how old") and re.match(NUM + r"\b", bare):
+        if out and out[-1][1] in ("age", "my age", "how old", "how old am i", "my current age") and re.match(NUM + r"\b", bare):
             offset, bare = out.pop()[0], "age " + bare
         elif out and re.match(r"[a-z]", bare) and (answer := _field_answer(
                 out[-1][1], bare, norm[out[-1][0] + len(out[-1][1]):][:1] == "?")) is not None:
@@ -2188,6 +2192,7 @@ _SPELLING = {
     "divorcd": "divorced", "devorcd": "divorced", "teachr": "teacher", "techer": "teacher",
     # an old word and a dialect's: "I no longer own a motor car", "Pepperpot is me favourite food"
     "motor car": "car", "motorcar": "car", "me favourite": "my favourite", "me favorite": "my favorite",
+    "mi favourite": "my favourite", "mi favorite": "my favorite",
     # parents' forum words: "sahm, toddler and a newborn" (not the town of Saham)
     "sahm": "stay at home mom", "sahd": "stay at home dad",
 }
@@ -2232,8 +2237,30 @@ _FAVOURITE_THEN = re.compile(r"^(?:that|this|it) is (?:(?:definitely|easily|stil
 # "they're my number one band", "my no 1 food": a favourite by its rank
 _NUMBER_ONE = re.compile(r"\bmy (?:number one|no 1|top|#1) (?=(?:band|food|movie|film|book|song|team|singer|artist|show|"
                          r"season|drink|dish|colou?r|game|sport|player|poet|author|writer|album|meal)\b)")
+# the thing named, then called one's own kind: "Lavender has always been my color", "beer is my
+# drink" (a colour, a season, a drink, a song: one's favourite of it)
+_MY_KIND = re.compile(r"^(?!(?:my|our|the|his|her|their|these|those|they|he|she|we|i|it|this|that|there)\b)"
+                      r"([a-z][a-z ]{1,30}?),? (?:is |are |has always been |will always be |has been )?(?:always |still )?"
+                      r"my (colou?r|season|drink|tipple|song|poet|singer|dish)\b(?! (?:is|are|was|has|have)\b)")
+# a season with praise and no category: "spring's my favourite, when the kowhai flowers", "winter,
+# no contest", "autumn is hands down my favourite"
+_SEASON_FIRST = re.compile(r"^(spring|summer|autumn|fall|winter)(?: is| s)?(?: (?:hands down|definitely|easily|always|"
+                           r"by far|still|honestly))? my (?:all time |absolute )?favou?rite(?= season\b| time of|$|[,.!;]| by far\b)"
+                           r"(?: season)?|^(spring|summer|autumn|fall|winter),? (?=no contest\b|all the way\b|every time\b|"
+                           r"hands down\b)")
+# the one food one would keep: "if i could only eat one food forever itd be sushi"
+_ONE_FOOD = re.compile(r"\bif i could (?:only )?eat (?:only )?one (?:food|thing|dish|meal)(?: forever| for the rest of my life|"
+                       r" for life)?,? (?:it would be|it d be|itd be|it s|it is|i would pick|i d pick) ")
+# a favourite's note with its category after the value: "zubeen garg = fav singer"
+_FAVOURITE_AFTER_VALUE = re.compile(r"^(?!(?:my|our|the|his|her|their|i|it|this|that)\b)([a-z][a-z ]{1,30}?) = favorite "
+                                    r"(singer|band|food|dish|drink|movie|film|book|song|team|season|colou?r|show|poet|"
+                                    r"author|writer|album|artist)(?=$|[,.!;])")
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),
+    (_MY_KIND, r"my favorite \2 is \1,"),
+    (_SEASON_FIRST, lambda m: f"my favorite season is {m.group(1) or m.group(2)},"),
+    (_ONE_FOOD, "my favorite food is "),
+    (_FAVOURITE_AFTER_VALUE, r"my favorite \2 is \1"),
     (_NUMBER_ONE, "my favorite "),
     (_FAVOURITE_THEN, r"my favorite \1 is "),
     (_MY_TEAM, r"my favorite team is \1,"),

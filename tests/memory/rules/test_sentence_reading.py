@@ -1452,6 +1452,26 @@ TWENTY_SECOND_READ = [
     ("best food in the world? chapshuro. no discussion", "favorite_food", "chapshuro"),
     ("Kino. My fave band, always", "favorite_band", "kino"),
     ("pescatarian fyi, fish yes, no meat", "diet", "pescatarian"),
+    # a season praised with no category, a colour or a drink called one's own, the one food kept
+    ("spring's my favourite, when the blossom comes", "favorite_season", "spring"),
+    ("winter, no contest. crisp and quiet", "favorite_season", "winter"),
+    ("Lavender has always been my color, half my closet is lavender", "favorite_color", "lavender"),
+    ("if i could only eat one food forever itd be pho", "favorite_food", "pho"),
+    ("zubeen garg = fav singer", "favorite_singer", "zubeen garg"),
+    ("Remember mi favourite film is Cool Runnings", "favorite_movie", "cool runnings"),
+    # ages after a birthday, before "I am", by a verb of the clock, in a self-asked quiz
+    ("Seventy six I am, and my knees are ninety", "age", "seventy six"),
+    ("my birthday was yesterday, 24 now!", "age", "24"),
+    ("76 in April. Gone quick.", "age", "76"),
+    ("Clocked 38 last month! cake with too much icing", "age", "38"),
+    ("Just turned 36 #birthday", "age", "36"),
+    ("Quiz for you, bot: how old am I? 44.", "age", "44"),
+    ("Kindly remember that my good age is 42 years.", "age", "42"),
+    # a diet with how long, or with "pretty much" / "strictly"
+    ("Keto for the last six months. I miss pizza.", "diet", "keto"),
+    ("note: vegan six years now, not even honey", "diet", "vegan"),
+    ("I'm pretty much pescatarian now", "diet", "pescatarian"),
+    ("I am strictly vegetarian since many years", "diet", "vegetarian"),
     # a couple together for years, no marriage named
     ("Luc and I have been together six years", "relationship", "in a relationship"),
     ("me and Tash been together 2 yrs, she's the boss", "relationship", "in a relationship"),
@@ -1482,6 +1502,9 @@ TWENTY_SECOND_NOT_READ = [
     ("casablanca, i could watch it a hundred times", "residence"),
     ("Paris. Best trip ever.", "residence"),
     ("Where? Paris, for the weekend", "residence"),
+    ("30 in june we move", "age"),
+    ("winter, no contest. 70 and sunny in january is heaven", "age"),  # the weather, no age
+    ("this is my song", "favorite_song"),
     ("Torun - grandson, 2 years old, first one", "residence"),
     ("Reading, lovely town", "residence"),  # a town whose name is a word
     # the years of a marriage are no age
