@@ -1225,7 +1225,6 @@ SLOTS: dict[str, SlotRule] = {
             # Hilux out front, salt's eaten half the tray", "old Land Rover Defender, held together"
             rf"^(?:i (?:am|have) )?(?:(?:a|an|my|our|the) )?(?:(?:{_CAR_WORD_ADJECTIVES}) ){{1,2}}(?P<value>(?:(?:{CAR_BRANDS}) )?"
             rf"(?:{CAR_NAMES}|{_DISPOSED_MODELS})(?: (?:{CAR_NAMES}))?|{CAR_BRANDS}(?: [a-z0-9]+)?)(?=$|[,.!]| out front\b| in the drive)",
-            # "the car which I drive is an old Golf from VW"
             rf"\bthe (?:car|vehicle) (?:which |that )?(?:i|we) (?:drive|have|own) (?:now |these days )?is (?:a |an )?"
             rf"(?P<value>[^,;.]+)",
             # the car talked of as one's own: "the Prado is full of sand", "the Hilux has done
@@ -2341,6 +2340,10 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         cities = set(places_in(norm))
         if len(cities) == 1:
             found = (*found, SlotMatch("residence", cities.pop(), hint=False, position=len(norm)))
+    if not any(match.slot == "car" for match in found):
+        car = _CAR_FIRST.match(without_lead_in(norm))
+        if car is not None and re.fullmatch(_PLACE_MODELS, car.group("value")) is None and not _NOT_CAR_FIRST.search(norm):
+            found = (*found, SlotMatch("car", car.group("value"), hint=False, position=0))
     if not any(match.slot == "residence" for match in found):
         home = _town_first(without_lead_in(norm))
         if home is not None:
@@ -2363,6 +2366,20 @@ _NOT_TOWN_FIRST = re.compile(
     r"match|team|fans?|game|league|cup|derby|stadium|club|supporters?|film|movie|watch|watching|"
     r"grandson|granddaughter|son|daughter|kids?|left|used to|miss it|someday|one day|dream|wish|"
     r"born there|grew up there|since always|in the blood)\b"
+)
+
+
+# a car said first and alone, the rest about it: "GMC Sierra 2500, bed full of tools", "Mercedes.
+# E-class. Twenty years old." (not a model named for a town: "Tacoma, beat up" may be a home; not
+# a maker one works for or a car one only wants or rents: "Toyota. 12 years on the line")
+_CAR_FIRST = re.compile(
+    rf"^(?:(?:{_CAR_ADJECTIVES}) ){{0,2}}(?P<value>(?:{CAR_BRANDS})(?: (?!(?:and|but|is|was|has)\b)[a-z0-9]+){{0,2}}|"
+    rf"(?:{CAR_NAMES})(?: [a-z0-9]+)?)(?= ?[,.!;]|$)(?! ?, ?[a-z ]+:)"  # (not one addressed: "smart alec: ...")
+)
+_NOT_CAR_FIRST = re.compile(
+    r"\b(?:work|works|worked|job|line|plant|factory|dealer|dealership|salesman|shifts?|employer|shares|stock|"
+    r"rent|rented|rental|hire|hired|borrow|borrowed|dream|want|wants|wish|someday|one day|test drive|fan|team|"
+    r"formula|f1|race|racing|ad|advert)\b"
 )
 
 

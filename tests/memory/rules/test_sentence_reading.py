@@ -1444,6 +1444,10 @@ TWENTY_SECOND_READ = [
     # cars bought or driven, said without "I" or an article
     ("fyi drive a Ranger, bit rough but she goes", "car", "ranger"),
     ("Finally purchased Maruti Swift on EMI", "car", "maruti swift"),
+    # a car said first and alone, the rest about it
+    ("GMC Sierra 2500, bed full of tools", "car", "gmc sierra 2500"),
+    ("Mercedes. E-class. Twenty years old. Runs.", "car", "mercedes"),
+    ("Fiat Panda 4x4, old one, smells of mud", "car", "fiat panda 4x4"),
     # teams cheered, supported, named by their club word
     ("football i cheer Buriram United!! every home game", "favorite_team", "buriram united"),
     ("In IPL I am supporting Sunrisers Hyderabad", "favorite_team", "sunrisers hyderabad"),
@@ -1519,6 +1523,9 @@ TWENTY_SECOND_NOT_READ = [
     ("my work is killing me", "job"),
     ("my work is going well", "job"),
     ("I bought Toyota shares", "car"),
+    ("Toyota. 12 years on the line at the plant", "car"),  # a maker one works for
+    ("Tesla. dream car, someday", "car"),
+    ("Note it down, smart alec: gin and tonic on a Friday", "car"),
     ("i cheer for my kids at football", "favorite_team"),
     ("they still call me young at the mill", "name"),
     ("Jot this doon: Aa'm sixty-one, pet.", "residence"),
