@@ -970,6 +970,14 @@ SLOTS: dict[str, SlotRule] = {
             # the "'s" gone once normalised: "Denver's where I live now" (a known town only)
             (r"(?:^|, )(?P<value>[a-z][a-z ]{1,30}?) where (?:i|we) (?:now )?(?:live|am living|are living|reside|"
              r"call home)\b", _is_place),
+            # a town then "my city": "Maputo my city my vibe" (a known town only)
+            (r"^(?P<value>[a-z][a-z ]{1,30}?),? (?:is )?(?:my|our) (?:city|town|hometown|home town)\b(?! (?:is|was|has)\b)",
+             _is_place),
+            # where one is, with its district or city after: "we're in Ballard, Seattle, rain is a lifestyle
+            # here", "I'm in Chicago, Logan Square area" (not a stay: "I'm in Rome, visiting my aunt")
+            (r"\b(?:i|we) (?:am|are) (?:now |currently )?in (?!.*\b(?:visit|visiting|trip|week|weekend|conference|"
+             r"holidays?|vacation|for work|hotel|flight|till|until|tomorrow|tonight|today)\b)"
+             r"(?P<value>[a-z][a-z ]{1,30}?, [a-z][a-z ]{1,30}?)(?=$|[,.!;])", _names_one_place),
             # "home base Yangon", "staying in george town near the clan jetties" (a known town only)
             (r"\bhome base:? (?P<value>[a-z][a-z ]{1,30}?)(?=$|[,.!;]| now\b| these days\b)", _is_place),
             (r"(?:^|, )(?:currently |now |still )?(?:living|staying|based) (?:in|on) (?P<value>[a-z][a-z ]{1,30}?)"
@@ -1051,9 +1059,10 @@ SLOTS: dict[str, SlotRule] = {
     ),
     "relationship": SlotRule(
         patterns=(
-            rf"{S}{A}(?:am|have been|was) (?:(?P<neg>not|never) |very |so |happily |unhappily |"
-            rf"newly |recently |now |currently |still |even |really |actually )*(?P<value>married|single|engaged|"
-            rf"divorced|separated|widowed|a widow|a widower|taken|dating(?: someone| anyone)?|"
+            rf"{S}{A}(?:am|have been|was|will have been) (?:(?P<neg>not|never) |very |so |happily |unhappily |"
+            rf"newly |recently |now |currently |still |even |really |actually |officially |finally |perpetually |"
+            rf"blissfully |legally |already |just )*(?P<value>married|single|engaged|"
+            rf"divorced|separated|widowed|a widow|a widower|widow|widower|taken|dating(?: someone| anyone)?|"
             rf"in (?:a|an) (?:\w+ ){{0,3}}?relationship|in love|seeing (?:someone|anyone))\b",
             # the two of us: "We are now engaged", "we're happily married" (a status both share)
             rf"\bwe (?:are|were|have been) (?:very |so |happily |newly |recently |now |"
@@ -1088,7 +1097,8 @@ SLOTS: dict[str, SlotRule] = {
             rf"engaged|divorced|divorce|separated|hitched)\b",
             # the divorce done: "we signed the divorce papers in 2019", "the divorce came through"
             (r"\b(?:signed|finalised|finalized) (?:the |our |my )?divorce(?: papers)?\b|"
-             r"\b(?:the|our|my) divorce (?:came through|was finalised|was finalized|went through|is final)\b", "divorced"),
+             r"\b(?:the|our|my) divorce (?:came through|came thru|was finalised|was finalized|went through|went thru|"
+             r"is final)\b", "divorced"),
             # (not a wedding's age, which says nothing of now: "I married young", "married at 19")
             rf"{S}{A}(?P<value>married(?! (?:off\b|young|too young|early|at \d+|at {NUM}\b))|divorced|broke up|split up|separated|split from|"
             rf"left my {PARTNER}|dumped|proposed to|was forced to marry|got back together)\b",
@@ -1132,7 +1142,7 @@ SLOTS: dict[str, SlotRule] = {
             r"(?:^|, |\bbut |\band )(?:(?:still|happily|very|so|totally|currently|forever|proudly) )+"
             r"(?P<value>single|married|divorced)\b(?! (?:mom|dad|mother|father|parent|mum|people|"
             r"friends?|brother|sister|life|men|women|guys|girls)\b)",
-            rf"{S}{A}(?:have|have got|got) (?:a|an) (?:new )?(?P<value>{PARTNER})\b",
+            rf"{S}{A}(?:have|have got|got) (?:(?:a|an) )?(?:new )?(?P<value>{PARTNER})\b(?! s\b)",  # ("I have boyfriend")
             rf"{S}{A}have (?:had|been in|been) (?:a )?(?:\w+ )?"
             rf"(?P<value>relationship|married|boyfriend|girlfriend)\b",
             rf"{S}{A}(?P<neg>have never|never|have not|do not have|have no|am not in|do not have "
@@ -1212,7 +1222,8 @@ SLOTS: dict[str, SlotRule] = {
             # one's own partner named without "my", as chat does: "hubby's cooking tonight", "the
             # missus packs me sandwiches"
             r"^(?:the )?(?P<value>hubby|hubs|wifey|missus|mrs|better half|other half|bae)\b",
-            r"^the (?P<value>wife|husband)\b",
+            r"^the (?P<value>wife|husband)\b(?! of\b)",
+            r"\b(?:me and|and me|with) the (?P<value>missus|mrs|wife|hubby|husband)\b(?! of\b)",
             r"\bmy (?P<value>better half|other half)\b",
             r"^(?P<value>wife|husband)\b(?! (?:material|to be|goals|guy|of)\b)",
         ),
@@ -1784,8 +1795,8 @@ def _match_rule(
 # as if the subject were there; the words that start it say which subject and verb were dropped.
 _DROPPED_I_AM = re.compile(
     r"^(?:(?:just|now|still|currently|recently|happily|newly|also|not|no longer|proudly|"
-    r"officially|finally) )*(?:"
-    r"(?:married|single|divorced|separated|engaged|widowed|retired|unemployed|self employed|"
+    r"officially|finally|perpetually|blissfully|legally) )*(?:"
+    r"(?:married|single|divorced|separated|engaged|widowed|widow|widower|retired|unemployed|self employed|"
     r"vegan|" + VEGETARIAN + r"|veggie|pescatarian|pescetarian)(?=$|[,!]| \d| (?:and|but|with|since|for|again|yet|"
     r"now|to|at|in|right|already|too|though|lol|these days|at the moment|n|af|asf|rn|o|fr|tbh|haha|still|forever|yaar|lah|la|mate|bro|guys|y all|yall|folks|officially|finally)\b)"
     r"|(?:based|living|staying|settled|stationed) (?:in|out of|near|at|abroad|overseas|up|down|"
@@ -2211,8 +2222,8 @@ _FILLER_AFTER_BE = re.compile(
 )
 # "me and Paola have been married": the two of us are "we", whom the patterns read (not "me and
 # my girlfriend live together": the partner's word says the status, and would be lost)
-_ME_AND = re.compile(r"^me (?:and|n|&) (?!(?:my|the|our|his|her)\b)[a-z]+ (?=(?:have|are|were|got|had|live|moved|bought|"
-                     r"tied|just|recently|finally|both|still)\b)")
+_ME_AND = re.compile(r"^(?:me (?:and|n|&) (?!(?:my|the|our|his|her)\b)[a-z]+|me and my ex|(?:my )?[a-z]+ (?:and|&) me) "
+                     r"(?=(?:have|are|were|got|had|live|moved|bought|tied|just|recently|finally|both|still)\b)")
 # West African pidgin's "to be": "me na taxi man", "i na nurse for general hospital"
 _PIDGIN_BE = re.compile(r"(?:^|(?<=, ))(?:me|i) na (?=[a-z])")
 _TAXI_MAN = re.compile(r"\b(?:taxi|cab) ?man\b")

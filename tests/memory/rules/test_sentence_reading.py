@@ -1496,6 +1496,19 @@ TWENTY_SECOND_READ = [
     ("pharmacist life, counting pills till 9", "job", "pharmacist"),
     # one's own wedding told as done ("I married", "said our vows"), an engagement said with "yaar"
     ("Dave and I married young, 26 years this June", "relationship", "married"),
+    # a status after an adverb, a widow said bare, a partner without an article, "X and me"
+    ("officially divorced since 2019, me and the ex are almost friends now", "relationship", "divorced"),
+    ("as of this spring I am officially engaged", "relationship", "engaged"),
+    ("perpetually single and honestly thriving", "relationship", "single"),
+    ("Widow since my Rodolfo went to heaven", "relationship", "widow"),
+    ("I have boyfriend, he is in Manila.", "relationship", "boyfriend"),
+    ("My man and me are married since 2005.", "relationship", "married"),
+    ("me and my ex have been divorced three years now", "relationship", "divorced"),
+    ("the divorce went thru in 2019, best for both of us", "relationship", "divorced"),
+    ("Maria and I will have been married twenty-seven years in June", "relationship", "married"),
+    # a town called one's city, where one is with its district
+    ("Maputo, my city, my vibe", "residence", "maputo"),
+    ("we're in Ballard, Seattle, rain is a lifestyle here", "residence", None),
     ("Kari and I said our vows in 1979, she still laughs at my jokes", "relationship", "married"),
     ("Engaged yaar! the shaadi is after Eid", "relationship", "engaged"),
     ("Lisbon - nurse, nights", "residence", "lisbon"),  # (a town before the dash is no word glossed: kept)
@@ -1523,6 +1536,8 @@ TWENTY_SECOND_NOT_READ = [
     ("my work is killing me", "job"),
     ("my work is going well", "job"),
     ("I bought Toyota shares", "car"),
+    ("I'm in Rome, visiting my aunt", "residence"),
+    ("the wife of my boss is nice", "relationship"),
     ("Toyota. 12 years on the line at the plant", "car"),  # a maker one works for
     ("Tesla. dream car, someday", "car"),
     ("Note it down, smart alec: gin and tonic on a Friday", "car"),
