@@ -721,6 +721,10 @@ SLOTS: dict[str, SlotRule] = {
             (r"(?:^|, |\band |\bbut )(?:retirement|retired life) (?:suits|agrees with|is treating|has been good to) me\b",
              "retired"),
             (rf"{S}{A}(?:am |have been |been )?(?:loving|enjoying) (?:my |a |the )?(?:\w+ )?retirement\b", "retired"),
+            # the years of it, the day work ended: "have now enjoyed eleven years of retirement",
+            # "Finished work for good in 2014, when the pension came"
+            (rf"{S}{A}(?:have (?:now )?(?:enjoyed|had|spent) )?(?:\d+|{NUM}|a few|many) (?:happy )?years (?:of|in) retirement\b|"
+             r"(?:^|, |\band |\bi )(?:finished|stopped|left) work(?:ing)? for good\b|\bwhen the pension came\b", "retired"),
             # a pension drawn: "pensioned off now and loving it", "on the pension since 2015"
             (r"(?:^|, |\band |\bi (?:am |was |got |have been )?)(?:(?:now|finally|just|been|got|was) )*pensioned off\b",
              "retired"),
@@ -2205,6 +2209,7 @@ _SPELLING = {
     "mi favourite": "my favourite", "mi favorite": "my favorite",
     # parents' forum words: "sahm, toddler and a newborn" (not the town of Saham)
     "sahm": "stay at home mom", "sahd": "stay at home dad",
+    "pensionar": "pensioner", "pensionaer": "pensioner",  # Swedish and German: "Pensionär now"
 }
 _SPELLING_RE = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, _SPELLING), key=len, reverse=True)) + r")\b")
 

@@ -1491,6 +1491,10 @@ TWENTY_SECOND_READ = [
     # a trade in one's own word glossed after a dash, and a German trade since a year
     ("dolmuşçu – minibus driver, route 12 since forever", "job", "minibus driver"),
     ("Kfz-Mechaniker since 2001", "job", "kfz mechaniker"),
+    # retirement by its years, by the day work ended, by the Swedish word
+    ("I taught for thirty-four years and have now enjoyed eleven years of retirement", "job", "retired"),
+    ("Finished work for good in 2014, when the pension came.", "job", "retired"),
+    ("Pensionär now, after 38 years behind the counter", "job", "pensioner"),
     ("freelance graphic designer , mostly logos", "job", "freelance graphic designer"),  # a space before the comma
     ("three night shifts in a row, RN life lol", "job", "rn"),
     ("pharmacist life, counting pills till 9", "job", "pharmacist"),
@@ -1537,6 +1541,7 @@ TWENTY_SECOND_NOT_READ = [
     ("my work is going well", "job"),
     ("I bought Toyota shares", "car"),
     ("I'm in Rome, visiting my aunt", "residence"),
+    ("saving up for years of retirement", "job"),
     ("the wife of my boss is nice", "relationship"),
     ("Toyota. 12 years on the line at the plant", "car"),  # a maker one works for
     ("Tesla. dream car, someday", "car"),
