@@ -2448,8 +2448,8 @@ def _widowed_after(found: tuple[SlotMatch, ...], norm: str) -> tuple[SlotMatch, 
 
 # "not married" said of a couple: "not married, just together 8 yrs", "Not married, don't see the
 # point, but we're solid" (a partner, not single)
-_UNMARRIED = r"\b(?:not married|unmarried|no wedding|no papers|no (?:hurry|rush) (?:for|to get|on) (?:a |the )?(?:wedding|married))\b"
-_COUPLE = (r"\b(?:together|partner|we are solid|we are good|boyfriend|girlfriend|bf|gf|fella|feller|my man|"
+_UNMARRIED = r"\b(?:not married|never married|unmarried|no wedding|no papers|no (?:hurry|rush) (?:for|to get|on) (?:a |the )?(?:wedding|married))\b"
+_COUPLE = (r"\b(?:together|partner|we are solid|we are good|boyfriend|girlfriend|bf|gf|fella|feller|my man|sweetheart|"
            r"my woman|novio|novia|compa)\b")
 _UNMARRIED_COUPLE = re.compile(rf"{_UNMARRIED}(?=.*{_COUPLE})|{_COUPLE}.*{_UNMARRIED}")
 _NOT_TOGETHER = re.compile(r"\b(?:not|no longer|never) (?:together|with (?:a|my) partner)\b|\bno (?:partner|boyfriend|girlfriend)\b")
@@ -2464,9 +2464,9 @@ _HYPERBOLE_HOME = re.compile(r"\b(?:basically|practically|pretty much|virtually|
 # nobody in a hurry to marry" (not a band, a team or friends; not "My husband ... Fifty three
 # years together": a marriage)
 _YEARS_TOGETHER = re.compile(
-    rf"(?:(?:\b(?:[a-z]+ and i|me and (?:my )?[a-z]+(?: [a-z]+)?|(?:i|we))|(?:^|[,.!?;] )(?=been\b))"
-    rf" ?(?:have |are |were )?(?:been )?together(?: for)? (?:\d+|{NUM}|a few|a couple of) (?:years?|yrs?|months?)\b|"
-    rf"(?:^|[,.!?;] )(?:\d+|{NUM}) (?:years?|yrs?) together\b)"
+    rf"(?:(?:\b(?:[a-z]+ (?:and|&|n) (?:i|me)|me (?:and|&|n) (?:my )?[a-z]+(?: [a-z]+)?|(?:i|we))|(?:^|[,.!?;] )(?=been\b))"
+    rf" ?(?:have |are |were |r )?(?:been )?together(?: for| since)? ~?(?:\d+|{NUM}|a few|a couple of) (?:years?|yrs?|months?)\b|"
+    rf"(?:^|[,.!?;] | (?:are|r|been|we) )(?:\d+|{NUM}) (?:years?|yrs?) together\b)"
 )
 _NOT_A_COUPLE = re.compile(r"(?<!\bnot )(?<!\bno )(?<!\bnever )\b(?:married|marriage|wife|husband|hubby|wed|wedding|(?:golden|silver|ruby|diamond|pearl) "
                            r"anniversary|spouse|missus|band|friends?|mates)\b")

@@ -1479,6 +1479,9 @@ TWENTY_SECOND_READ = [
     # a couple together for years, no marriage named
     ("Luc and I have been together six years", "relationship", "in a relationship"),
     ("me and Tash been together 2 yrs, she's the boss", "relationship", "in a relationship"),
+    ("bf & I together ~3 yrs, long distance rn", "relationship", "in a relationship"),
+    ("my girlfriend and me are together since two years", "relationship", "in a relationship"),
+    ("me and my lady been together 15 years, never married, never will", "relationship", "partnered"),
     ("girlfriend came over. 3 years together, nobody in a hurry to marry", "relationship", "in a relationship"),
     ("Bae is making pancakes. Been together two years this month.", "relationship", "in a relationship"),
     ("My boyfriend Liam is the best!!! Two years together in March!!", "relationship", "in a relationship"),
