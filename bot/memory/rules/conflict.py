@@ -256,7 +256,12 @@ _NEGATED_CUE = re.compile(r"\b(?:not|never|did not|have not|has not)\s+$")
 # nor does a time of day ("quit coffee in the morning" after "I run every morning"; not nights
 # or weekends, which are shifts too: "I stopped working nights" after "I work nights")
 _NOT_TARGETS = frozenset("last next ago past previous first second third recent kinda sorta honestly literally totally lol haha tbh "
-                         "morning mornings evening evenings today tonight yesterday tomorrow".split())
+                         "morning mornings evening evenings today tonight yesterday tomorrow "
+                         # (a time is never the thing changed: "lost my Harold three years ago this spring")
+                         "spring summer autumn fall winter year years month months week weeks day days "
+                         "january february march april may june july august september october november december "
+                         "monday tuesday wednesday thursday friday saturday sunday".split())
+
 # how a change was made, not what changed: "quit meat cold turkey" changed the meat, not a cold
 _MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real|(?:a )?long (?:time )?ago|"
                      r"(?:years|ages|months|decades) ago)\b")
@@ -511,6 +516,19 @@ def _senses(meaning: frozenset[str]) -> frozenset[str]:
 def _core(meaning: frozenset[str]) -> frozenset[str]:
     """A meaning without its like/dislike senses."""
     return meaning - _senses(meaning)
+
+
+def _anothers_fact(new: _Profile, old: _Profile) -> bool:
+    """Whether the old fact is about a relative or friend and the new change is of one's own work,
+    naming them nowhere: "I retired from teaching" changes nothing of "my older brother teaches math",
+    "got laid off from my warehouse job" nothing of "my little bro is a welder, side jobs"."""
+    if new.subject not in (None, "i") or not any(match.slot == "job" and not match.hint for match in new.slots):
+        return False  # (only one's own work: "I sold the Golf" may well be "my wife drives a Golf")
+    found = _OLD_ABOUT.match(old._norm)
+    if found is None:
+        return False
+    who = lemma(found.group(1))
+    return not any(who in {lemma(word) for word in target} for target in new.change_targets)
 
 
 def _same_subject(a: _Profile, b: _Profile) -> bool:
@@ -793,6 +811,8 @@ _PARTNERS = r"wife|husband|partner|boyfriend|girlfriend|bf|gf|fiance|fiancee|hub
 # (or what someone told: "The postman told me he's retiring" is the postman's job)
 _OTHER_SUBJECT = re.compile(rf"^(?:(?:my|our) (?:\w+ )?(?:{_KIN}|{_PARTNERS})\b(?! and (?:i|me)\b)|(?:he|she|they)\b"
                             rf"|(?:the|our|my) (?:\w+ ){{1,2}}?(?:told|tells|said|says|asked|asks) (?:me|us)\b)")
+# an old fact about a relative, friend or partner by its first words ("my little bro is a welder")
+_OLD_ABOUT = re.compile(rf"^(?:my|our) (?:\w+ )?({_KIN}|{_PARTNERS})\b(?! and (?:i|me)\b)")
 # (chat drops the "my": "Daughter, married off to Rize")
 _KIN_WORD = re.compile(rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})\b|^(?:{_KIN})\b")
 _PARTNER_WORD = re.compile(rf"\b(?:{_PARTNERS}|ex|other half|better half)\b")
@@ -951,7 +971,7 @@ def _nominate(new_text: str, old: Fact, new_slot: str | None = None) -> tuple[st
     # the same words in another tense, negated, or with like and dislike swapped; but not when
     # both state the same value of a topic ("I stopped eating meat" after "I don't eat meat")
     if (any(target & prev.content for target in new.change_targets) and not _same_stated_value(new, prev)
-            and not _other_topics(new, prev)):
+            and not _other_topics(new, prev) and not _anothers_fact(new, prev)):
         return RULE_EXPLICIT, VERDICT_CHANGE
     if _core(new.meaning) == _core(prev.meaning) and _core(new.meaning) and (
         new.past != prev.past

@@ -990,6 +990,9 @@ SLOTS: dict[str, SlotRule] = {
             # "Florida's home now" (the "'s" is gone once normalised: "florida home now")
             r"^(?!(?:i|we|you|he|she|they|it|my|our|the|go|going|went|come|came|back|work|stay)\b)"
             r"(?P<value>[a-z][a-z ]{1,30}?) home (?:now|these days|nowadays)\b",
+            # (not the moment one gets home: "the one waiting when I get home is Scout, my collie", "my ride
+            # when im home is a dodge ram")
+            r"(?<!\bget )(?<!\bgot )(?<!\bcome )(?<!\bcame )(?<!\bgo )(?<!\bam )(?<!\bim )(?<!\bare )(?<!\bm )"
             r"\bhome (?:for (?:me|us) )?is (?:now )?(?:in )?(?P<value>[^,;]+)",
             # "I'm in Toronto now": being somewhere "now" / "these days" is where one lives
             r"\b(?:i|we) (?:am|are) (?:now |currently )?(?:in|based in|based out of|out in) "
@@ -1303,7 +1306,7 @@ SLOTS: dict[str, SlotRule] = {
         ),
         negative_value="none",
         reject_values=(
-            rf"^{WORK_VEHICLE_LEAD}{WORK_VEHICLES}\b|"
+            rf"^{WORK_VEHICLE_LEAD}{WORK_VEHICLES}\b|\b(?:all day|for a living|for work|every shift|my route)\b|"
             r"^(?:kids|children|son|daughter|wife|husband|friends?|mom|dad|parents|sister|brother|"
             r"family|people|passengers|customers|me|myself|bargain|hard bargain|nail|point|"
             r"crazy|mad)\b"

@@ -1545,6 +1545,10 @@ TWENTY_SECOND_NOT_READ = [
     ("I bought Toyota shares", "car"),
     ("I'm in Rome, visiting my aunt", "residence"),
     ("saving up for years of retirement", "job"),
+    # the moment one gets home is no home, a tram driven all day no car
+    ("The one waiting at the door when I get home is Scout, my collie", "residence"),
+    ("my own ride when im home is a dodge ram, diesel", "residence"),
+    ("drive the Trambesòs all day, zero incidents", "car"),
     ("the wife of my boss is nice", "relationship"),
     ("Toyota. 12 years on the line at the plant", "car"),  # a maker one works for
     ("Tesla. dream car, someday", "car"),
@@ -1574,6 +1578,11 @@ TWENTY_SECOND_PAIRS = [
     # prices and minutes are no count of things one has (they were asked as a recount)
     ("Engaged to Rumana; the wedding after I save 80 thousand taka", "Rent is 3000 taka for one room", None),
     ("my commute is 10 min by bike, assembly line at the plant", "the sea is 5 min from the salon", None),
+    # one's own work changes nothing of a relative's, and a time is no thing changed
+    ("my little bro is a welder, we do side jobs together", "got laid off from my warehouse job in january", None),
+    ("my older brother teaches middle school math", "I retired from teaching last year.", None),
+    ("our granddaughter comes to stay for spring break", "lost my Harold three years ago this spring", None),
+    ("my wife drives a Golf", "I sold the Golf", VERDICT_CHANGE),  # (a thing shared may be one's own)
     # getting used to a word is no "used to"
     ("cepelinai with sour cream, I like it too much, wife says",
      "Got married in spring, still getting used to saying 'my wife'", None),
