@@ -399,6 +399,8 @@ def is_profession(phrase: str) -> bool:
     if head == "rn" and (words[0].endswith("ing") or (len(words) > 1 and words[-2] in _NOT_RN)):
         return False  # "doing keto rn", "single rn": right now, not a nurse
     head_lemma = lemma(head)
+    if head.endswith("ed") and head_lemma != head and head not in PROFESSIONS:
+        return False  # a past participle is no trade: "cooked in the hot ground by the volcano"
     professional = bool(mods & {"professional", "pro", "commercial"})
     if mods & _HOBBY_ADJECTIVES and not professional:
         return False

@@ -1549,6 +1549,7 @@ TWENTY_SECOND_NOT_READ = [
     ("The one waiting at the door when I get home is Scout, my collie", "residence"),
     ("my own ride when im home is a dodge ram, diesel", "residence"),
     ("drive the Trambesòs all day, zero incidents", "car"),
+    ("Cozido das Furnas... cooked in the hot ground by the volcano", "job"),  # a past participle is no cook
     ("the wife of my boss is nice", "relationship"),
     ("Toyota. 12 years on the line at the plant", "car"),  # a maker one works for
     ("Tesla. dream car, someday", "car"),
