@@ -826,10 +826,14 @@ def other_topics(old_text: str, stated: set[str]) -> list[str]:
     topics = list(dict.fromkeys(match.slot for match in find_slots(old_text) if not match.hint))
     if len(topics) < 2:
         return []
-    return [t for t in topics if t not in stated and t not in _SELF_WORDS]
+    return [t for t in topics if t not in stated and t not in _SELF_WORDS
+            and not any(t in _GOES_WITH.get(topic, ()) for topic in stated)]
 
 
 _SELF_WORDS = frozenset({"gender"})
+# a topic that goes with another and is outdated with it: a move leaves the old home's kind
+# behind ("i live in a dorm in boston" after "i live in austin texas" is wholly past)
+_GOES_WITH = {"residence": frozenset({"home_type"})}
 
 
 def states_slot(text: str, slot: str) -> bool:

@@ -1584,6 +1584,9 @@ TWENTY_SECOND_PAIRS = [
     ("my older brother teaches middle school math", "I retired from teaching last year.", None),
     ("our granddaughter comes to stay for spring break", "lost my Harold three years ago this spring", None),
     ("my wife drives a Golf", "I sold the Golf", VERDICT_CHANGE),  # (a thing shared may be one's own)
+    # a move leaves the old home's kind behind: Mark older as past (it had recommended nothing)
+    ("i live in a dorm in boston.", "i live in austin texas.", VERDICT_CHANGE),
+    ("rent a tiny apartment in chicago near wrigley", "relocated to seattle two summers ago", VERDICT_CHANGE),
     # getting used to a word is no "used to"
     ("cepelinai with sour cream, I like it too much, wife says",
      "Got married in spring, still getting used to saying 'my wife'", None),
