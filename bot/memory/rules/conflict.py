@@ -60,6 +60,7 @@ from bot.memory.rules.slots import (
     is_wish,
     canonical_value,
     is_profession,
+    different_fields,
     profession_words,
     same_profession,
     same_value,
@@ -900,7 +901,7 @@ def _same_work(a: str | None, b: str | None) -> bool:
         return False
     words_a, words_b = profession_words(a), profession_words(b)
     if words_a & words_b:
-        return True
+        return not different_fields(a, b)
     if _same_root(content_words(a), content_words(b)):
         return True
     # the work told as what one does ("fix mobile phones", slots._work_done) and the trade that

@@ -399,8 +399,10 @@ def is_profession(phrase: str) -> bool:
     if head == "rn" and (words[0].endswith("ing") or (len(words) > 1 and words[-2] in _NOT_RN)):
         return False  # "doing keto rn", "single rn": right now, not a nurse
     head_lemma = lemma(head)
-    if head.endswith("ed") and head_lemma != head and head not in PROFESSIONS:
-        return False  # a past participle is no trade: "cooked in the hot ground by the volcano"
+    if head_lemma != head and head not in PROFESSIONS and (head.endswith("ed") or head.endswith("ing") and len(words) > 2):
+        # a participle is no trade ("cooked in the hot ground", "first yr engineering"; a trade's
+        # gerund said as one's work still is: "lifeguarding at the pool", "bike couriering")
+        return False
     professional = bool(mods & {"professional", "pro", "commercial"})
     if mods & _HOBBY_ADJECTIVES and not professional:
         return False
@@ -744,6 +746,9 @@ SLOTS: dict[str, SlotRule] = {
              r"grad school|nursing school|[a-z]+(?: [a-z]+)? (?:state|tech|university|college|u))\b",
              "student"),
             (rf"{S}{A}(?:am )?(?:majoring|minoring|double majoring) in\b", "student"),
+            # "first yr engineering at u of m, already regretting every life choice"
+            (r"^(?:first|second|third|fourth|final|1st|2nd|3rd|4th) (?:year|yr) (?:[a-z]+ ){1,3}(?:at|in) (?:uni|university|"
+             r"college|u of [a-z]+|[a-z]+ (?:uni|u|university|college))\b", "student"),
             # a trade by what one has done for years: "been cooking professionally for 25 years",
             # "been doing icu nursing for about 8 years", "doin hair 25 yrs"
             rf"{S}{A}(?:have )?(?:been )?(?P<value>[a-z]+ing) professionally\b",
@@ -1131,6 +1136,13 @@ SLOTS: dict[str, SlotRule] = {
              r"\b(?:i|we) (?:am|are|have been) in a (?:registered |civil |happy |long |loving |stable |good )?"
              r"marriage\b(?! (?:counsel|guidance|course|class|seminar))", "married"),
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
+            # the ring put on by the partner, named: "Kevin finally put a ring on it last month" (not a
+            # relative's: "my sister's boyfriend put a ring on it")
+            (r"^(?:update(?: for my profile)?:? )?(?!(?:my|our|his|her|their|she|he|they)\b)[a-z]+ (?:finally |just |officially )?"
+             r"(?:put a ring on it|put a ring on my finger|popped the question|proposed)\b", "engaged"),
+            # no partner said as a state: "no boyfriend, no one, and honestly I like it this way"
+            (r"(?:^|, |\bbut )no (?:boyfriend|girlfriend|bf|gf|partner|husband|wife)(?:,| yet\b| for now\b| right now\b|$)",
+             "single"),
             (r"\b(?:our|my) wedding is (?:in|on|next|this|set for|booked for)\b", "engaged"),
             (rf"{S}{A}asked (?:my |her |him )?(?:\w+ ){{0,2}}?to marry me\b(?!.*\b(?:said no|turned me down)\b)",
              "engaged"),
@@ -2200,7 +2212,7 @@ _CONTACT_NOTE = re.compile(
 _SPELLING = {
     "divorsed": "divorced", "divorse": "divorce", "devorce": "divorce", "devorced": "divorced", "divoced": "divorced", "divored": "divorced",
     "marryed": "married", "maried": "married", "marred": "married", "merried": "married",
-    "engadged": "engaged", "engauged": "engaged", "seperated": "separated", "seprated": "separated",
+    "engadged": "engaged", "engauged": "engaged", "enganged": "engaged", "seperated": "separated", "seprated": "separated",
     "widdowed": "widowed", "widowd": "widowed", "finace": "fiance", "fiancé": "fiance", "fiancée": "fiancee",
     "vegitarian": "vegetarian", "vegeterian": "vegetarian", "vegatarian": "vegetarian",
     "vegitarien": "vegetarian", "vegetarien": "vegetarian", "retird": "retired", "retierd": "retired",
@@ -2739,8 +2751,34 @@ def same_profession(a: str | None, b: str | None) -> bool:
     not stored (its detail would be lost)."""
     if a is None or b is None:
         return False
-    head = _job_head(canonical_value("job", a))
-    return head is not None and head == _job_head(canonical_value("job", b))
+    a, b = canonical_value("job", a), canonical_value("job", b)
+    head = _job_head(a)
+    return head is not None and head == _job_head(b) and not different_fields(a, b)
+
+
+def different_fields(a: str, b: str) -> bool:
+    """Whether two job values name one trade in two fields: "a backend engineer" and "a petroleum
+    engineer" are two jobs (not "a nurse" and "an ER nurse": a nurse on another ward is still a
+    nurse, so only the trades whose field is the job, _FIELD_TRADES)."""
+    head = _job_head(a)
+    if head is None or head not in _FIELD_TRADES or head != _job_head(b):
+        return False
+    fields_a, fields_b = _job_fields(a), _job_fields(b)
+    return bool(fields_a and fields_b and not fields_a & fields_b)
+
+
+# trades whose field, said before them, is the job itself
+_FIELD_TRADES = frozenset("engineer scientist analyst designer developer technician manager consultant officer "
+                          "researcher specialist operator inspector therapist artist writer agent".split())
+# words before a trade that say its rank or standing, not its field
+_RANKS = frozenset("senior junior lead head chief principal staff assistant trainee apprentice qualified registered "
+                   "certified licensed freelance self employed full part time new former retired young old".split())
+
+
+def _job_fields(value: str) -> frozenset[str]:
+    """The words before a job's head that name its field ("petroleum" of "a petroleum engineer")."""
+    words = _NP_BOUNDARY.sub("", _LEADING_ARTICLES.sub("", value)).split()[:-1]
+    return frozenset(lemma(word) for word in words if word not in _RANKS)
 
 
 def _deeds_table() -> tuple[re.Pattern[str] | None, tuple[tuple[re.Pattern[str], str], ...]]:

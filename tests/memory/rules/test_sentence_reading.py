@@ -1512,6 +1512,9 @@ TWENTY_SECOND_READ = [
     ("My man and me are married since 2005.", "relationship", "married"),
     ("me and my ex have been divorced three years now", "relationship", "divorced"),
     ("the divorce went thru in 2019, best for both of us", "relationship", "divorced"),
+    ("Update for my profile: Kevin finally put a ring on it last month!", "relationship", "engaged"),
+    ("Amma sends matrimony profiles every week, but no boyfriend, and honestly I like it", "relationship", "single"),
+    ("note that me and Florence are enganged, church wedding next april", "relationship", "engaged"),
     ("Maria and I will have been married twenty-seven years in June", "relationship", "married"),
     # a town called one's city, where one is with its district
     ("Maputo, my city, my vibe", "residence", "maputo"),
@@ -1545,6 +1548,7 @@ TWENTY_SECOND_NOT_READ = [
     ("I bought Toyota shares", "car"),
     ("I'm in Rome, visiting my aunt", "residence"),
     ("saving up for years of retirement", "job"),
+    ("my sister's boyfriend put a ring on it", "relationship"),
     # the moment one gets home is no home, a tram driven all day no car
     ("The one waiting at the door when I get home is Scout, my collie", "residence"),
     ("my own ride when im home is a dodge ram, diesel", "residence"),
@@ -1586,6 +1590,10 @@ TWENTY_SECOND_PAIRS = [
     ("my wife drives a Golf", "I sold the Golf", VERDICT_CHANGE),  # (a thing shared may be one's own)
     # a move leaves the old home's kind behind: Mark older as past (it had recommended nothing)
     ("i live in a dorm in boston.", "i live in austin texas.", VERDICT_CHANGE),
+    # two trades their fields name are two jobs; a nurse on another ward is still a nurse
+    ("I'm a backend engineer at a fintech startup", "I am a petroleum engineer, reservoir models all week", VERDICT_CHANGE),
+    ("i'm an rn at a children's hospital.", "I'm an ER nurse, nights", VERDICT_SAME),
+    ("I am a petroleum engineer", "first yr engineering at u of m, regretting every choice", VERDICT_CHANGE),
     ("rent a tiny apartment in chicago near wrigley", "relocated to seattle two summers ago", VERDICT_CHANGE),
     # getting used to a word is no "used to"
     ("cepelinai with sour cream, I like it too much, wife says",
