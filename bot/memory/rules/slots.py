@@ -1138,8 +1138,9 @@ SLOTS: dict[str, SlotRule] = {
             (rf"{S}{A}(?:put a ring on (?:it|her finger|his finger)|popped the question)\b", "engaged"),
             # the ring put on by the partner, named: "Kevin finally put a ring on it last month" (not a
             # relative's: "my sister's boyfriend put a ring on it")
-            (r"^(?:update(?: for my profile)?:? )?(?!(?:my|our|his|her|their|she|he|they)\b)[a-z]+ (?:finally |just |officially )?"
-             r"(?:put a ring on it|put a ring on my finger|popped the question|proposed)\b", "engaged"),
+            (r"^(?:update(?: for my profile)?:? )?(?!(?:my|our|his|her|their|she|he|they|dad|mum|mom|father|mother|"
+             r"brother|sister|son|daughter|uncle|aunt|grandpa|grandma|friend|cousin)\b)[a-z]+ (?:finally |just |officially )?"
+             r"(?:put a ring on it|put a ring on my finger|popped the question|proposed(?! to\b))\b", "engaged"),
             # no partner said as a state: "no boyfriend, no one, and honestly I like it this way"
             (r"(?:^|, |\bbut )no (?:boyfriend|girlfriend|bf|gf|partner|husband|wife)(?:,| yet\b| for now\b| right now\b|$)",
              "single"),
