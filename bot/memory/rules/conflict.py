@@ -863,7 +863,14 @@ def _own_present(text: str, topic: str) -> bool:
         return False
     if topic == "relationship":  # a partner named is one's own; a sister or a friend is not one
         return bool(_PARTNER_WORD.search(norm)) or not _KIN_WORD.search(norm)
+    if topic == "car" and _CARS_AT_WORK.search(norm):
+        return False  # a maker one works for: "Toyota. 12 years on the line at the plant"
     return not _OTHER_SUBJECT.search(norm)
+
+
+# cars as one's work, not one's own: on the line, at the plant, on the lot
+_CARS_AT_WORK = re.compile(r"\b(?:on the line|assembly line|at the plant|(?:car )?factory|dealership|on the lot|"
+                           r"salesman|saleswoman|sell cars|selling cars|test drives?)\b")
 
 
 def _other_topics(new: _Profile, old: _Profile) -> bool:
@@ -1160,7 +1167,8 @@ def assess(
     for fact in live:
         topic = new_slot
         guessed = False  # the topic is only the vectors' guess, and the new fact names no value of it
-        if topic is None and likely is not None and not new.slots and likely in _slots_of(fact):
+        if (topic is None and likely is not None and not new.slots and likely in _slots_of(fact)
+                and _own_present(new_text, likely)):
             topic = likely
             guessed = not _may_hold_value(new_text, likely)
         half = (likely_old or {}).get(fact.id)

@@ -329,6 +329,7 @@ async def test_an_old_fact_likely_of_the_topic_is_found_though_no_neighbour(
     ("21:10 and the knees are done for", "age", VERDICT_UNCLEAR),
     ("30 degrees in the shade and my knees still ache", "age", VERDICT_UNCLEAR),
 ])
+
 def test_a_likely_topic_recommends_a_change_only_with_something_that_could_be_its_value(
     new: str, likely: str, verdict: str
 ) -> None:
@@ -338,6 +339,16 @@ def test_a_likely_topic_recommends_a_change_only_with_something_that_could_be_it
            "age": Fact(id=1, text="I am 44", slot="age")}[likely]
     result = assess(new, [old], likely=likely)
     assert [n.verdict for n in result.nominations] == [verdict], (new, result)
+
+
+def test_a_maker_one_works_for_is_no_car_of_ones_own() -> None:
+    """The vectors may find "Toyota. 12 years on the line" of a car; the words say it is work (a
+    terminal walk asked it as a change of "GMC Sierra 2500, bed full of tools")."""
+    from bot.memory.rules.conflict import Fact, assess
+
+    old = Fact(id=1, text="GMC Sierra 2500, bed full of tools", slot="car")
+    assert assess("Toyota. 12 years on the line at the plant", [old], likely="car").nominations == ()
+    assert assess("Toyota now, the Sierra is gone", [old], likely="car").nominations
 
 
 def test_a_small_town_named_in_local_life_may_be_a_move() -> None:
