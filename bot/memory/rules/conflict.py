@@ -263,6 +263,10 @@ _NOT_TARGETS = frozenset("last next ago past previous first second third recent 
                          "january february march april may june july august september october november december "
                          "monday tuesday wednesday thursday friday saturday sunday".split())
 
+# a modal before a change word: a change one could make, not one made
+_MODAL_BEFORE = re.compile(r"\b(?:could|would|might|can|may|should)(?: (?:easily|just|never|always|totally))? $")
+# deeds that name no thing alone: "stop eating it" would match every food one eats
+_BARE_DEEDS = frozenset("eat drink do go have get make take".split())
 # how a change was made, not what changed: "quit meat cold turkey" changed the meat, not a cold
 _MANNER = re.compile(r"\b(?:cold turkey|for good|once and for all|overnight|for real|(?:a )?long (?:time )?ago|"
                      r"(?:years|ages|months|decades) ago)\b")
@@ -563,6 +567,8 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                 if is_wish(sentence, match.start()):
                     continue
                 before = sentence[: match.start()]
+                if _MODAL_BEFORE.search(before):
+                    continue  # what one could do is no change: "I could stop eating it any time. I don't."
                 if _NEGATED_CUE.search(before) and target != "clause":
                     continue
                 has_change = True
@@ -592,7 +598,7 @@ def _change(norm: str) -> tuple[tuple[frozenset[str], ...], bool]:
                     # ("Please note that I no longer own a car" changed no note)
                     span = without_lead_in(sentence[clause_start:clause_end])
                 words = content_words(_MANNER.sub(" ", span)) - _NOT_TARGETS
-                if words:
+                if words and not words <= _BARE_DEEDS:  # ("stop eating it": no thing named, nothing to match)
                     targets.append(words)
     return tuple(targets), has_change
 

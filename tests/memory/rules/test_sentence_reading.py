@@ -1595,6 +1595,9 @@ TWENTY_SECOND_PAIRS = [
     ("i'm an rn at a children's hospital.", "I'm an ER nurse, nights", VERDICT_SAME),
     ("I am a petroleum engineer", "first yr engineering at u of m, regretting every choice", VERDICT_CHANGE),
     ("rent a tiny apartment in chicago near wrigley", "relocated to seattle two summers ago", VERDICT_CHANGE),
+    # a change one could make is none, and "stop eating it" names no food
+    ("sarson da saag, I could eat it every day till March", "Grilled halloumi. I could stop eating it any time. I don't.", None),
+    ("I drink coffee", "I quit drinking coffee", VERDICT_CHANGE),
     # getting used to a word is no "used to"
     ("cepelinai with sour cream, I like it too much, wife says",
      "Got married in spring, still getting used to saying 'my wife'", None),
