@@ -47,7 +47,16 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 # detect_slot and slot_value live with the slot data; they are part of this module's API too.
-from bot.memory.rules.frames import adds_another, frame, frame_words, kind_words, kinds, same_thing, with_name_parts
+from bot.memory.rules.frames import (
+    about_kin_or_pet,
+    adds_another,
+    frame,
+    frame_words,
+    kind_words,
+    kinds,
+    same_thing,
+    with_name_parts,
+)
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
 from bot.memory.rules.places import canonical_place
 from bot.memory.rules.regex_gate import may_match, required_literals
@@ -871,9 +880,13 @@ def _own_present(text: str, topic: str) -> bool:
         return bool(_PARTNER_WORD.search(norm)) or not _KIN_WORD.search(norm)
     if topic == "car" and _CARS_AT_WORK.search(norm):
         return False  # a maker one works for: "Toyota. 12 years on the line at the plant"
+    if topic in _OWN_TOPICS and about_kin_or_pet(text):
+        return False  # where a brother lives, what the shop cat does: "bro in dubai"
     return not _OTHER_SUBJECT.search(norm)
 
 
+# the topics a relative's or a pet's fact never states of oneself
+_OWN_TOPICS = frozenset({"job", "residence", "age", "car", "diet"})
 # cars as one's work, not one's own: on the line, at the plant, on the lot
 _CARS_AT_WORK = re.compile(r"\b(?:on the line|assembly line|at the plant|(?:car )?factory|dealership|on the lot|"
                            r"salesman|saleswoman|sell cars|selling cars|test drives?)\b")

@@ -650,6 +650,14 @@ def _kind_of(word: str) -> str | None:
     return kind
 
 
+def about_kin_or_pet(text: str) -> bool:
+    """Whether a fact is of a child, a sibling or a pet one has ("bro in dubai", "Shop cat sleeps
+    on the counter all day"): where they are or what they do is not one's own home or job."""
+    found = frame(text)
+    return found is not None and found.verb == "have" and any(
+        word in _KIN or word in _BARE_KIN or _is_pet(word) for word in found.objects)
+
+
 def _is_pet(word: str) -> bool:
     """Whether a lemma names a pet: a kind, a breed (misspelt too) or another pet."""
     return word in _KIND_NAMES or word in _OTHER_PETS or _kind_of(word) is not None

@@ -759,6 +759,14 @@ def test_no_car_then_a_car_the_words_do_not_name_is_a_change(new: str) -> None:
     ("job", "The head nurse told us she is leaving", False),
     ("job", "I told my boss I am retiring", True),
     ("job", "Retiring in May after forty years on the buses", True),
+    # where a brother lives or what the shop cat does is theirs (the vectors had found a home, a job)
+    ("residence", "bro in dubai", False),
+    ("residence", "I have an older sister, she lives in Perth now", False),
+    ("job", "Shop cat sleeps on the counter all day, customers like him more than me", False),
+    ("job", "I sell fish at the market all day", True),
+    # a maker one works for is no car of one's own
+    ("car", "Toyota. 12 years on the line at the plant", False),
+    ("car", "Toyota now, the Sierra is gone", True),
 ])
 def test_a_topic_the_vectors_name_is_ones_own_only_when_no_one_else_has_it(topic: str, text: str, own: bool) -> None:
     from bot.memory.rules.conflict import own_present
