@@ -534,8 +534,8 @@ def _one_place(value: str) -> str | None:
 _CAR_NAME_RE = re.compile(rf"\b(?:{CAR_BRANDS}|{CAR_NAMES})\b")
 
 
-_AFTER_CAR = re.compile(r"\b(?:with|that|which|on|from|for|and|but|now|to|in|at|of|is|was|i|we|"
-                        r"my|our|since|because)\b")
+_AFTER_CAR = re.compile(r"\b(?:with|w|that|which|on|from|for|and|but|now|to|in|at|of|is|was|i|we|"
+                        r"my|our|since|because|(?:19|20)?\d\d)\b")  # (a model year too: "honda civic 2018")
 
 
 def _car_core(value: str) -> str:
@@ -1065,7 +1065,7 @@ SLOTS: dict[str, SlotRule] = {
             r"drive|way|hill|island|farm|tree|valley|bay|town|city|creek|point|cove)\b)|\b(?:floor|storey|story)\b|^\d|^(?:this|that|it|there|here|which|what|"
             r"who|home|my|our|his|her|their|work|school|where|love|college|university|trouble|debt|and|or|but|so|"
             r"shape|charge|bed|town|the middle|pain|a hurry|a rush|the mood|line|the car|class|"
-            r"hospital|rehab|therapy|a band|the office|the kitchen|the garden)\b"
+            r"hospital|rehab|therapy|a band|the office|the kitchen|the garden|aye|yes|yeah|och|ach|oh|well)\b"
         ),
         value_from=_strip_dwelling,
         # a city by any of its names is one home: "the big apple", "NYC", "new york city"

@@ -1448,6 +1448,7 @@ TWENTY_SECOND_READ = [
     ("GMC Sierra 2500, bed full of tools", "car", "gmc sierra 2500"),
     ("Mercedes. E-class. Twenty years old. Runs.", "car", "mercedes"),
     ("Fiat Panda 4x4, old one, smells of mud", "car", "fiat panda 4x4"),
+    ("Oldham, aye, that's home", "residence", "oldham"),
     # teams cheered, supported, named by their club word
     ("football i cheer Buriram United!! every home game", "favorite_team", "buriram united"),
     ("In IPL I am supporting Sunrisers Hyderabad", "favorite_team", "sunrisers hyderabad"),
@@ -1552,6 +1553,7 @@ TWENTY_SECOND_NOT_READ = [
     # the moment one gets home is no home, a tram driven all day no car
     ("The one waiting at the door when I get home is Scout, my collie", "residence"),
     ("my own ride when im home is a dodge ram, diesel", "residence"),
+    ("a traffic cone on the duke's heid outside GoMA, aye that's home", "residence"),  # "aye" is no town
     ("drive the Trambesòs all day, zero incidents", "car"),
     ("Cozido das Furnas... cooked in the hot ground by the volcano", "job"),  # a past participle is no cook
     ("the wife of my boss is nice", "relationship"),
@@ -1589,6 +1591,8 @@ TWENTY_SECOND_PAIRS = [
     ("our granddaughter comes to stay for spring break", "lost my Harold three years ago this spring", None),
     ("my wife drives a Golf", "I sold the Golf", VERDICT_CHANGE),  # (a thing shared may be one's own)
     # a move leaves the old home's kind behind: Mark older as past (it had recommended nothing)
+    # one car with its model year or without, said twice (it had asked Mark older as past)
+    ("My car is a Honda Civic 2018, very economic.", "drive a beat up 04 honda civic w a cracked windshield", VERDICT_SAME),
     ("i live in a dorm in boston.", "i live in austin texas.", VERDICT_CHANGE),
     # two trades their fields name are two jobs; a nurse on another ward is still a nurse
     ("I'm a backend engineer at a fintech startup", "I am a petroleum engineer, reservoir models all week", VERDICT_CHANGE),
