@@ -1471,8 +1471,8 @@ SLOTS: dict[str, SlotRule] = {
             # what a form or a profile is told: "put me down as 26", "you can put me down as forty-one"
             rf"\b(?:put|mark|count|list) me down as (?P<value>{NUM})(?: (?:years?|yrs?) old)?{_AGE_AFTER}",
             # the words turned round: "47 years I am, 25 of them on the road"
-            rf"^(?P<value>{NUM}) (?:years?|yrs?)(?: old)? (?:i am|am i)\b",
-            rf"^(?P<value>1[3-9]|[2-9]\d|{_TENS_NUM}) (?:i am|am i)\b",  # "Seventy Six I Am, And The Doctor Says"
+            rf"^(?P<value>{NUM}) (?:years?|yrs?)(?: old)? (?:i am|am i)(?=$|[,.!;?]| and\b| now\b| already\b)",
+            rf"^(?P<value>1[3-9]|[2-9]\d|{_TENS_NUM}) (?:i am|am i)(?=$|[,.!;?]| and\b| now\b)",  # "Seventy Six I Am, And ..."
             rf"\bi am (?:a|an) (?P<value>{NUM}) (?:years?|yr) old\b",
             # a learner's way to say it: "I have 44 years"
             # (not a time of life: "I am carpenter since I have 17 years")

@@ -1531,6 +1531,7 @@ TWENTY_SECOND_NOT_READ = [
     ("Paris. Best trip ever.", "residence"),
     ("Where? Paris, for the weekend", "residence"),
     ("30 in june we move", "age"),
+    ("thirty years i am stitching salwar kameez in my small tailoring shop", "age"),  # the years of a trade
     ("winter, no contest. 70 and sunny in january is heaven", "age"),  # the weather, no age
     ("this is my song", "favorite_song"),
     ("Torun - grandson, 2 years old, first one", "residence"),
