@@ -1552,7 +1552,8 @@ SLOTS: dict[str, SlotRule] = {
     "favorite_{cat}": SlotRule(
         patterns=(
             r"\bmy (?:all time |absolute |very |current |new |most |personal )?favou?rite "
-            r"(?P<cat>[a-z ]+?)(?: ever| of all time|, [a-z ]{1,40},)? (?:is|are|was|has to be|would be|must be|"
+            r"(?P<cat>(?!since |for |because |when )[a-z]+(?: (?!since |for |because |when )[a-z]+){0,3}?)"
+            r"(?: ever| of all time|, [a-z ]{1,40},)? (?:is|are|was|has to be|would be|must be|"
             r"has always been|will always be|has been|remains|stays|is still) "
             r"(?P<value>[^,;]+)",
             r"(?P<value>[a-z][a-z ]*?)(?: is| are| s| has been| have been| was| will be| will always be|"
@@ -1560,7 +1561,8 @@ SLOTS: dict[str, SlotRule] = {
             r"by far|honestly|really|absolutely|totally|always|just|for sure|without a doubt) )*my "
             r"(?:all time |absolute |very |current |new |number one |no 1 |top )?favou?rite (?P<cat>thing to (?:eat|drink)|time of (?:the )?year|"
             rf"[a-z]+(?: (?!{_FILLERS}\b)[a-z]+)?)"
-            rf"(?= ?(?:$|[,.!?;])| and\b| but\b| of\b| to\b| in\b| because\b| ever\b| do not\b| {_FILLERS}\b)",
+            rf"(?= ?(?:$|[,.!?;])| and\b| but\b| of\b| to\b| in\b| because\b| ever\b| do not\b| since\b| for\b|"
+            rf" no contest\b| hands down\b| by far\b| forever\b| {_FILLERS}\b)",
         ),
         canonical=lambda value: re.sub(r"\bautumn\b", "fall", value),  # one season, two names
         reject_values=r"^(?:he|she|it|they|that|this|these|those|him|her|them)\s*$",  # said before it
@@ -2189,13 +2191,15 @@ _FAVOURITE_CATEGORIES = (
 _BEST_OF = re.compile(
     rf"^(?!(?:this|that|it|he|she|they|there)\b)([a-z][a-z ]{{0,30}}?)(?: is| are| was|s)?"
     rf"(?: (?:by far|easily|hands down|definitely|simply|honestly|just|still))? (?:the|my) "
-    rf"(?:best|greatest|number one|top) ({_FAVOURITE_CATEGORIES})(?: ever(?: made)?| of all time)?"
-    rf"(?=$|[,.!?;]| hands down| for me| in the world| by far)"
+    rf"(?:best|greatest|finest|number one|top) ({_FAVOURITE_CATEGORIES})(?: ever(?: made| invented| written| recorded)?| of all time)?"
+    rf"(?=$|[,.!?;]| hands down| for me| in the world| by far| no contest)"
 )
-# "navy blue is my color", "autumn is my season": the favourite of a category said without it
-# (not one's own people: "my kids are my team")
-_MINE = re.compile(r"^(?!(?:my|our|his|her|their)\b)([a-z][a-z ]{0,30}?) (?:is|are) (?:totally |definitely |always |really )?my "
-                   r"(color|colour|season|team|drink|song)\b")
+# "navy blue is my color", "autumn is my season", "Lavender has always been my color": the
+# favourite of a category said without it (not one's own people: "my kids are my team")
+_MINE = re.compile(r"^(?!(?:my|our|his|her|their|the|these|those|they|he|she|we|i|it|this|that|there)\b)"
+                   r"([a-z][a-z ]{0,30}?),? (?:is|are|has always been|will always be|has been) "
+                   r"(?:totally |definitely |always |really |still )?my (color|colour|season|team|drink|tipple|song|poet|"
+                   r"singer|dish)\b(?! (?:is|are|was|has|have)\b)")
 # the same with a ranking word, for any category one has favourites of: "nyama choma with
 # kachumbari is my number one food", "the river between is my best book"
 _MINE_RANKED = re.compile(rf"^([a-z][a-z ]{{0,40}}?) (?:is|are) my (?:number one|no 1|top|best|all time) "
@@ -2270,11 +2274,6 @@ _FAVOURITE_THEN = re.compile(r"^(?:that|this|it) is (?:(?:definitely|easily|stil
 # "they're my number one band", "my no 1 food": a favourite by its rank
 _NUMBER_ONE = re.compile(r"\bmy (?:number one|no 1|top|#1) (?=(?:band|food|movie|film|book|song|team|singer|artist|show|"
                          r"season|drink|dish|colou?r|game|sport|player|poet|author|writer|album|meal)\b)")
-# the thing named, then called one's own kind: "Lavender has always been my color", "beer is my
-# drink" (a colour, a season, a drink, a song: one's favourite of it)
-_MY_KIND = re.compile(r"^(?!(?:my|our|the|his|her|their|these|those|they|he|she|we|i|it|this|that|there)\b)"
-                      r"([a-z][a-z ]{1,30}?),? (?:is |are |has always been |will always be |has been )?(?:always |still )?"
-                      r"my (colou?r|season|drink|tipple|song|poet|singer|dish)\b(?! (?:is|are|was|has|have)\b)")
 # a season with praise and no category: "spring's my favourite, when the kowhai flowers", "winter,
 # no contest", "autumn is hands down my favourite"
 _SEASON_FIRST = re.compile(r"^(spring|summer|autumn|fall|winter)(?: is| s)?(?: (?:hands down|definitely|easily|always|"
@@ -2290,7 +2289,6 @@ _FAVOURITE_AFTER_VALUE = re.compile(r"^(?!(?:my|our|the|his|her|their|i|it|this|
                                     r"author|writer|album|artist)(?=$|[,.!;])")
 _NOTE_REWRITES = (
     (_DENIED_QUESTION, ""),
-    (_MY_KIND, r"my favorite \2 is \1,"),
     (_SEASON_FIRST, lambda m: f"my favorite season is {m.group(1) or m.group(2)},"),
     (_ONE_FOOD, "my favorite food is "),
     (_FAVOURITE_AFTER_VALUE, r"my favorite \2 is \1"),

@@ -1464,6 +1464,9 @@ TWENTY_SECOND_READ = [
     ("if i could only eat one food forever itd be pho", "favorite_food", "pho"),
     ("zubeen garg = fav singer", "favorite_singer", "zubeen garg"),
     ("Remember mi favourite film is Cool Runnings", "favorite_movie", "cool runnings"),
+    ("blue has been my fave colour since i was a little kid", "favorite_color", "blue"),
+    ("fleetwood mac forever, my favorite band since i was 12", "favorite_band", "fleetwood mac"),
+    ("pizza is the greatest food ever invented, no contest", "favorite_food", "pizza"),
     # ages after a birthday, before "I am", by a verb of the clock, in a self-asked quiz
     ("Seventy six I am, and my knees are ninety", "age", "seventy six"),
     ("my birthday was yesterday, 24 now!", "age", "24"),
