@@ -1245,7 +1245,6 @@ SLOTS: dict[str, SlotRule] = {
             # missus packs me sandwiches"
             r"^(?:the )?(?P<value>hubby|hubs|wifey|missus|mrs|better half|other half|bae)\b",
             r"^the (?P<value>wife|husband)\b(?! of\b)",
-            r"\b(?:me and|and me|with) the (?P<value>missus|mrs|wife|hubby|husband)\b(?! of\b)",
             r"\bmy (?P<value>better half|other half)\b",
             r"^(?P<value>wife|husband)\b(?! (?:material|to be|goals|guy|of)\b)",
         ),
@@ -2664,12 +2663,16 @@ _IMPLIED: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+_NOT_A_TOWN = re.compile(r"\b(?:not|never|no) (?:in )?[a-z]+(?: [a-z]+)?(?=$|[,.!;])")
+
+
 def implied_value(slot: str, text: str) -> str | None:
     """The value a fact's words imply for a topic its patterns did not capture (the vectors or
     the stored slot named it), in the form values are compared in: a status or diet by its
     telling word, a home by the one city it names; None when the words do not say."""
     if slot == "residence":
-        cities = set(places_in(text, ambiguous=True))
+        # (a town said with "not" is none: "only real in Yangshuo, not Guilin, not Beijing")
+        cities = set(places_in(_NOT_A_TOWN.sub(" ", normalise(text)), ambiguous=True))
         return cities.pop() if len(cities) == 1 else None
     norm = normalise(text)
     for pattern, canonical in _IMPLIED.get(slot, ()):

@@ -768,6 +768,18 @@ def test_no_car_then_a_car_the_words_do_not_name_is_a_change(new: str) -> None:
     ("car", "Toyota. 12 years on the line at the plant", False),
     ("car", "Toyota now, the Sierra is gone", True),
 ])
+
+
+@pytest.mark.parametrize(("text", "town"), [
+    # a town said with "not" is no home the words imply (it had made a dish's town a move)
+    ("fish cooked with beer, only real in Yangshuo, not Guilin, not Beijing", "yangshuo"),
+    ("the tram outside my window in Zagreb never stops", "zagreb"),
+    ("not Paris, Lyon. Lyon is home", "lyon"),
+])
+def test_the_town_a_fact_implies_is_not_one_it_denies(text: str, town: str) -> None:
+    from bot.memory.rules.slots import implied_value
+
+    assert implied_value("residence", text) == town
 def test_a_topic_the_vectors_name_is_ones_own_only_when_no_one_else_has_it(topic: str, text: str, own: bool) -> None:
     from bot.memory.rules.conflict import own_present
 
