@@ -769,6 +769,11 @@ def test_no_car_then_a_car_the_words_do_not_name_is_a_change(new: str) -> None:
     ("car", "Toyota now, the Sierra is gone", True),
 ])
 
+def test_a_topic_the_vectors_name_is_ones_own_only_when_no_one_else_has_it(topic: str, text: str, own: bool) -> None:
+    from bot.memory.rules.conflict import own_present
+
+    assert own_present(text, topic) is own
+
 
 @pytest.mark.parametrize(("text", "town"), [
     # a town said with "not" is no home the words imply (it had made a dish's town a move)
@@ -780,7 +785,3 @@ def test_the_town_a_fact_implies_is_not_one_it_denies(text: str, town: str) -> N
     from bot.memory.rules.slots import implied_value
 
     assert implied_value("residence", text) == town
-def test_a_topic_the_vectors_name_is_ones_own_only_when_no_one_else_has_it(topic: str, text: str, own: bool) -> None:
-    from bot.memory.rules.conflict import own_present
-
-    assert own_present(text, topic) is own
