@@ -58,7 +58,7 @@ from bot.memory.rules.frames import (
     with_name_parts,
 )
 from bot.memory.rules.pair_vectors import threshold as pair_threshold
-from bot.memory.rules.places import canonical_place, places_in
+from bot.memory.rules.places import canonical_place
 from bot.memory.rules.regex_gate import may_match, required_literals
 from bot.memory.rules.slots import (
     NUMERIC_SLOTS,
@@ -882,8 +882,6 @@ def _own_present(text: str, topic: str) -> bool:
         return False  # a maker one works for: "Toyota. 12 years on the line at the plant"
     if topic in _OWN_TOPICS and about_kin_or_pet(text):
         return False  # where a brother lives, what the shop cat does: "bro in dubai"
-    if topic == "residence" and len(set(places_in(norm))) > 1:
-        return False  # which town is home? "fish cooked with beer, only real in Yangshuo, not Guilin"
     return not _OTHER_SUBJECT.search(norm)
 
 

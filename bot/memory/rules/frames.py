@@ -654,8 +654,14 @@ def about_kin_or_pet(text: str) -> bool:
     """Whether a fact is of a child, a sibling or a pet one has ("bro in dubai", "Shop cat sleeps
     on the counter all day"): where they are or what they do is not one's own home or job."""
     found = frame(text)
-    return found is not None and found.verb == "have" and any(
-        word in _KIN or word in _BARE_KIN or _is_pet(word) for word in found.objects)
+    if found is None or found.verb != "have":
+        return False
+    # (a word as written, or its plural: "shepherding a congregation" has no dog)
+    for word in tokens(normalise(text)):
+        for form in (word, word[:-1] if word.endswith("s") else word):
+            if form in _KIN or form in _BARE_KIN or _is_pet(form):
+                return True
+    return False
 
 
 def _is_pet(word: str) -> bool:
