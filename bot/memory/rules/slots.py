@@ -2345,6 +2345,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
     if "favorite team" not in norm:
         norm = _team_supported(norm)
     found = _find_slots_normalised(norm)
+    bare = without_lead_in(norm)  # (once: the readings of a message's head below all start from it)
     if not found and "(" in norm:
         # an aside read past: "Little Rock (Hillcrest, specifically, the cute part)." is a home
         found = _find_slots_normalised(_ASIDE.sub("", norm))
@@ -2353,7 +2354,7 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         if len(deeds) == 1:
             found = (*found, SlotMatch("job", next(iter(deeds)), hint=False, position=len(norm)))
     if not any(match.slot == "job" for match in found):
-        work = _work_done(without_lead_in(norm))
+        work = _work_done(bare)
         if work is not None:
             found = (*found, SlotMatch("job", work, hint=False, position=len(norm)))
     if not any(match.slot == "relationship" and not match.hint for match in found):
@@ -2372,11 +2373,11 @@ def find_slots(text: str) -> tuple[SlotMatch, ...]:
         if len(cities) == 1:
             found = (*found, SlotMatch("residence", cities.pop(), hint=False, position=len(norm)))
     if not any(match.slot == "car" for match in found):
-        car = _CAR_FIRST.match(without_lead_in(norm))
+        car = _CAR_FIRST.match(bare)
         if car is not None and re.fullmatch(_PLACE_MODELS, car.group("value")) is None and not _NOT_CAR_FIRST.search(norm):
             found = (*found, SlotMatch("car", car.group("value"), hint=False, position=0))
     if not any(match.slot == "residence" for match in found):
-        home = _town_first(without_lead_in(norm))
+        home = _town_first(bare)
         if home is not None:
             found = (*found, SlotMatch("residence", home, hint=False, position=0))
     return found
